@@ -1,0 +1,307 @@
+"""A file tree with one interface and two backends: in memory, or on disk under the run root.
+
+Paths are POSIX-style and relative to the tree root (``agent/memory/agent_0.md``). Every mutating call
+takes the writer's clock for the mtime, so modeled mtimes come from the agent clock, never the host.
+Text writes store the UTF-8 bytes as given (Python text mode on POSIX does not translate ``\\n``);
+:meth:`FileTree.read_text` applies universal-newline translation unless ``translate_newlines=False``
+(``newline=""``). :meth:`FileTree.replace_atomic` is the temp-file + rename idiom: the temp file exists
+under its own name until the rename, so a crash between the two steps leaves it behind.
+:meth:`FileTree.fsync` records a durability point in :attr:`FileTree.fsyncs` (nothing is lost on a
+modeled crash: the tree models a filesystem whose writes are durable once the call returns).
+
+Extension points for a backend: ``_read``, ``_write``, ``_delete``, ``_exists``, ``_list``,
+``_rename``, ``_mtime``, ``_set_mtime``. :class:`DiskTree` refuses every path that resolves outside its
+root (``..``, absolute paths, symlinks pointing out).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable
+from pathlib import Path
+
+from sim.errors import MemsimError
+
+MtimeSource = Callable[[], float]
+
+
+class PathEscape(MemsimError):
+    """A path would resolve outside the tree's root."""
+
+
+class FileMissing(MemsimError, FileNotFoundError):
+    """The file does not exist."""
+
+
+def normalize(path: str) -> str:
+    """The canonical relative form of *path*; raises :class:`PathEscape` for absolute or escaping paths."""
+    if not isinstance(path, str) or path == "":
+        raise PathEscape(f"invalid path {path!r}")
+    if "\x00" in path:
+        raise PathEscape(f"NUL byte in path {path!r}")
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+        raise PathEscape(f"absolute path {path!r}")
+    norm = posixpath.normpath(path.replace("\\", "/"))
+    if norm == ".." or norm.startswith("../") or norm == ".":
+        raise PathEscape(f"path {path!r} escapes the root")
+    return norm
+
+
+def universal_newlines(text: str) -> str:
+    """Universal-newline translation as Python's text mode reads: ``\\r\\n`` and ``\\r`` become ``\\n``."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class FileTree:
+    """The interface of a file tree. Subclasses implement the underscore extension points."""
+
+    def __init__(self, mtime: MtimeSource | None = None) -> None:
+        self._default_mtime = mtime or (lambda: 0.0)
+        self.fsyncs: list[str] = []
+        self.ops = 0
+
+    # -- extension points ----------------------------------------------------------------------------
+    def _read(self, path: str) -> bytes:
+        raise NotImplementedError
+
+    def _write(self, path: str, data: bytes, append: bool) -> None:
+        raise NotImplementedError
+
+    def _delete(self, path: str) -> None:
+        raise NotImplementedError
+
+    def _exists(self, path: str) -> bool:
+        raise NotImplementedError
+
+    def _list(self) -> list[str]:
+        raise NotImplementedError
+
+    def _rename(self, src: str, dst: str) -> None:
+        raise NotImplementedError
+
+    def _mtime(self, path: str) -> float:
+        raise NotImplementedError
+
+    def _set_mtime(self, path: str, mtime: float) -> None:
+        raise NotImplementedError
+
+    # -- public interface ----------------------------------------------------------------------------
+    def _stamp(self, path: str, clock: MtimeSource | None) -> None:
+        self._set_mtime(path, (clock or self._default_mtime)())
+
+    def write_bytes(self, path: str, data: bytes, *, clock: MtimeSource | None = None) -> None:
+        """Create or truncate *path* and write *data*."""
+        p = normalize(path)
+        self.ops += 1
+        self._write(p, data, append=False)
+        self._stamp(p, clock)
+
+    def write_text(self, path: str, text: str, *, clock: MtimeSource | None = None) -> int:
+        """Create or truncate *path* and write *text* as UTF-8; returns the bytes written."""
+        data = text.encode("utf-8")
+        self.write_bytes(path, data, clock=clock)
+        return len(data)
+
+    def append_bytes(self, path: str, data: bytes, *, clock: MtimeSource | None = None) -> None:
+        """Append *data* to *path*, creating it if missing."""
+        p = normalize(path)
+        self.ops += 1
+        self._write(p, data, append=True)
+        self._stamp(p, clock)
+
+    def append_text(self, path: str, text: str, *, clock: MtimeSource | None = None) -> None:
+        """Append *text* as UTF-8."""
+        self.append_bytes(path, text.encode("utf-8"), clock=clock)
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole content of *path*; raises :class:`FileMissing`."""
+        p = normalize(path)
+        self.ops += 1
+        if not self._exists(p):
+            raise FileMissing(path)
+        return self._read(p)
+
+    def read_text(self, path: str, *, translate_newlines: bool = True) -> str:
+        """The content decoded as UTF-8, with universal newlines unless *translate_newlines* is False."""
+        text = self.read_bytes(path).decode("utf-8")
+        return universal_newlines(text) if translate_newlines else text
+
+    def exists(self, path: str) -> bool:
+        """Whether *path* is a file."""
+        return self._exists(normalize(path))
+
+    def delete(self, path: str) -> None:
+        """Remove the file *path*; raises :class:`FileMissing`."""
+        p = normalize(path)
+        self.ops += 1
+        if not self._exists(p):
+            raise FileMissing(path)
+        self._delete(p)
+
+    def rename(self, src: str, dst: str) -> None:
+        """Move *src* to *dst*, replacing *dst* (``os.replace``); the mtime moves with the file."""
+        s, d = normalize(src), normalize(dst)
+        self.ops += 1
+        if not self._exists(s):
+            raise FileMissing(src)
+        self._rename(s, d)
+
+    def rename_dir(self, src: str, dst: str) -> None:
+        """Move every file under directory *src* to the same place under *dst* (``os.rename`` of a dir)."""
+        s, d = normalize(src), normalize(dst)
+        self.ops += 1
+        for path in self.list(s):
+            self._rename(path, d + path[len(s) :])
+
+    def replace_atomic(
+        self, path: str, data: bytes, *, tmp_suffix: str = ".tmp", clock: MtimeSource | None = None,
+        between: Callable[[], None] | None = None,
+    ) -> None:
+        """Write *data* to ``path + tmp_suffix``, then rename it over *path*.
+
+        *between* runs after the temp file is written and before the rename (a crash point).
+        """
+        tmp = path + tmp_suffix
+        self.write_bytes(tmp, data, clock=clock)
+        if between is not None:
+            between()
+        self.rename(tmp, path)
+
+    def fsync(self, path: str) -> None:
+        """Record a durability point for *path* (a file or directory)."""
+        self.fsyncs.append(normalize(path))
+
+    def mtime(self, path: str) -> float:
+        """The modeled mtime of *path* (seconds since the epoch, from the writer's clock)."""
+        p = normalize(path)
+        if not self._exists(p):
+            raise FileMissing(path)
+        return self._mtime(p)
+
+    def size(self, path: str) -> int:
+        """The size of *path* in bytes."""
+        return len(self.read_bytes(path))
+
+    def list(self, directory: str = "") -> list[str]:
+        """Every file under *directory* (recursively), sorted by path."""
+        files = self._list()
+        if not directory or directory == ".":
+            return sorted(files)
+        d = normalize(directory).rstrip("/") + "/"
+        return sorted(f for f in files if f.startswith(d))
+
+    def is_dir(self, directory: str) -> bool:
+        """Whether any file lives under *directory*."""
+        return bool(self.list(directory))
+
+    def rmtree(self, directory: str) -> int:
+        """Delete every file under *directory*; returns how many."""
+        paths = self.list(directory)
+        for p in paths:
+            self.delete(p)
+        return len(paths)
+
+    def total_bytes(self, directory: str = "") -> int:
+        """The bytes stored under *directory*."""
+        return sum(len(self._read(p)) for p in self.list(directory))
+
+
+class MemoryTree(FileTree):
+    """A file tree held in a dict: path to (bytes, mtime). The fast path for property tests."""
+
+    def __init__(self, mtime: MtimeSource | None = None) -> None:
+        super().__init__(mtime)
+        self._files: dict[str, bytearray] = {}
+        self._mtimes: dict[str, float] = {}
+
+    def _read(self, path: str) -> bytes:
+        return bytes(self._files[path])
+
+    def _write(self, path: str, data: bytes, append: bool) -> None:
+        if append and path in self._files:
+            self._files[path] += data
+        else:
+            self._files[path] = bytearray(data)
+
+    def _delete(self, path: str) -> None:
+        del self._files[path]
+        del self._mtimes[path]
+
+    def _exists(self, path: str) -> bool:
+        return path in self._files
+
+    def _list(self) -> list[str]:
+        return list(self._files)
+
+    def _rename(self, src: str, dst: str) -> None:
+        self._files[dst] = self._files.pop(src)
+        self._mtimes[dst] = self._mtimes.pop(src)
+
+    def _mtime(self, path: str) -> float:
+        return self._mtimes[path]
+
+    def _set_mtime(self, path: str, mtime: float) -> None:
+        self._mtimes[path] = round(mtime * 1e9) / 1e9  # the same nanosecond grid as DiskTree
+
+
+class DiskTree(FileTree):
+    """A file tree on the real filesystem under *root*; paths that resolve outside *root* are refused."""
+
+    def __init__(self, root: str | os.PathLike[str], mtime: MtimeSource | None = None) -> None:
+        super().__init__(mtime)
+        self.root = Path(root).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _real(self, path: str) -> Path:
+        real = (self.root / path).resolve()
+        if real != self.root and self.root not in real.parents:
+            raise PathEscape(f"path {path!r} resolves outside the run root")
+        return real
+
+    def _read(self, path: str) -> bytes:
+        return self._real(path).read_bytes()
+
+    def _write(self, path: str, data: bytes, append: bool) -> None:
+        real = self._real(path)
+        real.parent.mkdir(parents=True, exist_ok=True)
+        # Re-check after mkdir: a symlinked directory component may only now resolve.
+        real = self._real(path)
+        with open(real, "ab" if append else "wb") as fh:
+            fh.write(data)
+
+    def _delete(self, path: str) -> None:
+        self._real(path).unlink()
+        self._prune(self._real(path).parent)
+
+    def _prune(self, directory: Path) -> None:
+        while directory != self.root and directory.is_dir() and not any(directory.iterdir()):
+            directory.rmdir()
+            directory = directory.parent
+
+    def _exists(self, path: str) -> bool:
+        return self._real(path).is_file()
+
+    def _list(self) -> list[str]:
+        out = []
+        for dirpath, _dirs, files in os.walk(self.root):
+            for f in files:
+                full = Path(dirpath) / f
+                if full.is_symlink():
+                    continue
+                out.append(full.relative_to(self.root).as_posix())
+        return out
+
+    def _rename(self, src: str, dst: str) -> None:
+        d = self._real(dst)
+        d.parent.mkdir(parents=True, exist_ok=True)
+        s = self._real(src)
+        os.replace(s, self._real(dst))
+        self._prune(s.parent)
+
+    def _mtime(self, path: str) -> float:
+        return self._real(path).stat().st_mtime_ns / 1e9
+
+    def _set_mtime(self, path: str, mtime: float) -> None:
+        ns = round(mtime * 1e9)
+        os.utime(self._real(path), ns=(ns, ns))

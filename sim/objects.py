@@ -1,0 +1,302 @@
+"""An object store with one interface: in memory, or S3 through boto3.
+
+Keys sort as S3 sorts them (by UTF-8 bytes). :meth:`ObjectStore.put` with ``if_none_match=True`` is
+S3's ``IfNoneMatch="*"`` conditional create and raises :class:`PreconditionFailed` when the key exists.
+:meth:`ObjectStore.list` returns every key under a prefix (recursive), excluding keys ``<=``
+``start_after``, in one sorted list (pagination is followed).
+
+Backends:
+
+* :class:`MemoryStore`: a dict; the fast path for property tests.
+* :class:`S3Store`: boto3 against any endpoint. :func:`open_store` builds it against moto in-process
+  (``moto``, the embedded default), a moto server started on 127.0.0.1 on a free port (``moto-server``),
+  or a URL the user gives (``http://127.0.0.1:9000`` for MinIO).
+
+Every backend counts its operations in :attr:`ObjectStore.ops` (put/get/list/delete/exists).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+from sim.errors import MemsimError, UsageError
+
+
+class PreconditionFailed(MemsimError):
+    """A conditional put found the key already present."""
+
+
+def s3_sort_key(key: str) -> bytes:
+    """S3 lists keys in UTF-8 binary order."""
+    return key.encode("utf-8")
+
+
+class ObjectStore:
+    """The interface of an object store. Subclasses implement ``_put``, ``_get``, ``_delete``, ``_keys``."""
+
+    name = "abstract"
+
+    def __init__(self) -> None:
+        self.ops: collections.Counter[str] = collections.Counter()
+
+    def _put(self, key: str, body: bytes, if_none_match: bool) -> None:
+        raise NotImplementedError
+
+    def _get(self, key: str) -> bytes | None:
+        raise NotImplementedError
+
+    def _delete(self, key: str) -> None:
+        raise NotImplementedError
+
+    def _keys(self, prefix: str, start_after: str | None) -> list[str]:
+        raise NotImplementedError
+
+    def put(self, key: str, body: bytes, *, if_none_match: bool = False) -> None:
+        """Store *body* at *key*; with *if_none_match*, raise :class:`PreconditionFailed` if it exists."""
+        self.ops["put"] += 1
+        self._put(key, body, if_none_match)
+
+    def get(self, key: str) -> bytes | None:
+        """The body at *key*, or None."""
+        self.ops["get"] += 1
+        return self._get(key)
+
+    def exists(self, key: str) -> bool:
+        """Whether *key* exists (a HEAD)."""
+        self.ops["exists"] += 1
+        return self._get(key) is not None
+
+    def delete(self, key: str) -> None:
+        """Remove *key*; deleting a missing key is not an error (as in S3)."""
+        self.ops["delete"] += 1
+        self._delete(key)
+
+    def list(self, prefix: str = "", start_after: str | None = None) -> list[str]:
+        """Every key starting with *prefix* and sorting after *start_after*, in S3 order."""
+        self.ops["list"] += 1
+        return self._keys(prefix, start_after)
+
+    def total_bytes(self, prefix: str = "") -> int:
+        """The bytes stored under *prefix*."""
+        return sum(len(self._get(k) or b"") for k in self._keys(prefix, None))
+
+    def close(self) -> None:
+        """Release the backend's resources."""
+
+
+class MemoryStore(ObjectStore):
+    """An in-memory object store with S3's ordering and conditional-create semantics."""
+
+    name = "memory"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._objects: dict[str, bytes] = {}
+        self._sorted: list[str] | None = []
+
+    def _put(self, key: str, body: bytes, if_none_match: bool) -> None:
+        if if_none_match and key in self._objects:
+            raise PreconditionFailed(key)
+        if key not in self._objects:
+            self._sorted = None
+        self._objects[key] = bytes(body)
+
+    def _get(self, key: str) -> bytes | None:
+        return self._objects.get(key)
+
+    def _delete(self, key: str) -> None:
+        if self._objects.pop(key, None) is not None:
+            self._sorted = None
+
+    def _keys(self, prefix: str, start_after: str | None) -> list[str]:
+        import bisect
+
+        if self._sorted is None:
+            self._sorted = sorted(self._objects, key=s3_sort_key)
+        keys = self._sorted
+        lo_key = s3_sort_key(prefix)
+        if start_after is not None and s3_sort_key(start_after) >= lo_key:
+            lo = bisect.bisect_right(keys, s3_sort_key(start_after), key=s3_sort_key)
+        else:
+            lo = bisect.bisect_left(keys, lo_key, key=s3_sort_key)
+        out = []
+        for k in keys[lo:]:
+            if not k.startswith(prefix):
+                break
+            out.append(k)
+        return out
+
+
+class S3Store(ObjectStore):
+    """An object store on an S3 bucket through boto3."""
+
+    name = "s3"
+
+    def __init__(self, client: Any, bucket: str, *, on_close: Any = None) -> None:
+        super().__init__()
+        self.client = client
+        self.bucket = bucket
+        self._on_close = on_close
+
+    def _put(self, key: str, body: bytes, if_none_match: bool) -> None:
+        from botocore.exceptions import ClientError
+
+        kwargs: dict[str, Any] = {"Bucket": self.bucket, "Key": key, "Body": body}
+        if if_none_match:
+            kwargs["IfNoneMatch"] = "*"
+        try:
+            self.client.put_object(**kwargs)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code in ("PreconditionFailed", "ConditionalRequestConflict", "412"):
+                raise PreconditionFailed(key) from exc
+            raise
+
+    def _get(self, key: str) -> bytes | None:
+        try:
+            resp = self.client.get_object(Bucket=self.bucket, Key=key)
+        except self.client.exceptions.NoSuchKey:
+            return None
+        body: bytes = resp["Body"].read()
+        return body
+
+    def _delete(self, key: str) -> None:
+        self.client.delete_object(Bucket=self.bucket, Key=key)
+
+    def _keys(self, prefix: str, start_after: str | None) -> list[str]:
+        kwargs: dict[str, Any] = {"Bucket": self.bucket, "Prefix": prefix}
+        if start_after:
+            kwargs["StartAfter"] = start_after
+        out: list[str] = []
+        for page in self.client.get_paginator("list_objects_v2").paginate(**kwargs):
+            out.extend(obj["Key"] for obj in page.get("Contents", []))
+        return out
+
+    def close(self) -> None:
+        if self._on_close is not None:
+            self._on_close()
+            self._on_close = None
+
+
+def _free_port() -> int:
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _client(endpoint_url: str | None) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client(
+        "s3",
+        region_name="us-east-1",
+        endpoint_url=endpoint_url,
+        aws_access_key_id="memsim",
+        aws_secret_access_key="memsim-secret",
+        config=Config(retries={"max_attempts": 1, "mode": "standard"}, s3={"addressing_style": "path"}),
+    )
+
+
+_moto_depth = 0
+_moto_mock: Any = None
+
+
+def _moto_start() -> None:
+    global _moto_depth, _moto_mock
+    if _moto_depth == 0:
+        from moto import mock_aws
+
+        _moto_mock = mock_aws()
+        _moto_mock.start()
+    _moto_depth += 1
+
+
+def _moto_stop() -> None:
+    global _moto_depth, _moto_mock
+    _moto_depth -= 1
+    if _moto_depth == 0 and _moto_mock is not None:
+        _moto_mock.stop()
+        _moto_mock = None
+
+
+_bucket_seq = 0
+
+
+def _new_bucket(client: Any, bucket: str | None) -> str:
+    global _bucket_seq
+    if bucket is None:
+        _bucket_seq += 1
+        bucket = f"memsim-{_bucket_seq}"
+    with contextlib.suppress(client.exceptions.BucketAlreadyOwnedByYou):
+        client.create_bucket(Bucket=bucket)
+    return bucket
+
+
+def moto_store(bucket: str | None = None) -> S3Store:
+    """S3 through boto3 against moto in-process (no sockets); each call gets a fresh bucket."""
+    _moto_start()
+    client = _client(None)
+    return S3Store(client, _new_bucket(client, bucket), on_close=_moto_stop)
+
+
+class MotoServer:
+    """A moto server on 127.0.0.1 on a free port, request log silenced; stop it with :meth:`stop`."""
+
+    def __init__(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        self.port = _free_port()
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server.start()
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self._server.stop()
+
+
+def moto_server_store(bucket: str | None = None) -> S3Store:
+    """S3 through boto3 against a fresh moto server on 127.0.0.1 (stopped on close)."""
+    server = MotoServer()
+    client = _client(server.url)
+    return S3Store(client, _new_bucket(client, bucket), on_close=server.stop)
+
+
+def endpoint_store(url: str, bucket: str | None = None) -> S3Store:
+    """S3 through boto3 against *url* (MinIO, LocalStack, ...), credentials from the environment."""
+    import boto3
+
+    client = boto3.client("s3", endpoint_url=url)
+    return S3Store(client, _new_bucket(client, bucket or "memsim"))
+
+
+STORE_KINDS = ("memory", "moto", "moto-server")
+
+
+def open_store(kind: str = "memory", bucket: str | None = None) -> ObjectStore:
+    """A store by name: ``memory``, ``moto`` (in-process), ``moto-server``, or an ``http(s)://`` URL."""
+    if kind == "memory":
+        return MemoryStore()
+    if kind == "moto":
+        return moto_store(bucket)
+    if kind == "moto-server":
+        return moto_server_store(bucket)
+    if kind.startswith(("http://", "https://")):
+        return endpoint_store(kind, bucket)
+    raise UsageError(f"unknown store {kind!r}: expected one of {', '.join(STORE_KINDS)} or an http(s):// URL")
+
+
+@contextlib.contextmanager
+def store(kind: str = "memory", bucket: str | None = None) -> Iterator[ObjectStore]:
+    """:func:`open_store` as a context manager that closes the store."""
+    s = open_store(kind, bucket)
+    try:
+        yield s
+    finally:
+        s.close()
