@@ -88,7 +88,7 @@ class Claim:
 # -- profiles ---------------------------------------------------------------------------------------
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"max_examples": 40, "derandomize": True},
-    "ci": {"max_examples": 150, "derandomize": True},
+    "ci": {"max_examples": 100, "derandomize": True},
     "thorough": {"max_examples": 1500, "derandomize": False},
 }
 
