@@ -99,9 +99,15 @@ def register_profiles() -> None:
 
     for name, kw in PROFILES.items():
         settings.register_profile(
-            name, deadline=None, database=None, print_blob=False,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                   HealthCheck.filter_too_much],
+            name,
+            deadline=None,
+            database=None,
+            print_blob=False,
+            suppress_health_check=[
+                HealthCheck.too_slow,
+                HealthCheck.data_too_large,
+                HealthCheck.filter_too_much,
+            ],
             **kw,
         )
 
@@ -113,9 +119,10 @@ def _settings(profile: str) -> Any:
         raise UsageError(f"unknown profile {profile!r}: expected one of {', '.join(PROFILES)}")
     kw = dict(PROFILES[profile])
     return settings(
-        deadline=None, database=None, print_blob=False,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                               HealthCheck.filter_too_much],
+        deadline=None,
+        database=None,
+        print_blob=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
         phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
         **kw,
     )
@@ -152,11 +159,27 @@ def find_counterexample(claim: Claim, profile: str = "ci", seed: int = 0) -> Out
     try:
         example = find(claim.strategy(), violated, settings=_settings(profile), random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
-        return Outcome(claim.id, FAITHFUL, False, count, time.perf_counter() - t0, seed,
-                       detail="no counterexample found on the faithful design")
+        return Outcome(
+            claim.id,
+            FAITHFUL,
+            False,
+            count,
+            time.perf_counter() - t0,
+            seed,
+            detail="no counterexample found on the faithful design",
+        )
     verdict = claim.run(example, FAITHFUL)
-    return Outcome(claim.id, FAITHFUL, True, count, time.perf_counter() - t0, seed, example,
-                   claim.summarize(example), verdict.detail)
+    return Outcome(
+        claim.id,
+        FAITHFUL,
+        True,
+        count,
+        time.perf_counter() - t0,
+        seed,
+        example,
+        claim.summarize(example),
+        verdict.detail,
+    )
 
 
 def check_fixed(claim: Claim, profile: str = "ci", seed: int = 0) -> Outcome:
@@ -183,8 +206,17 @@ def check_fixed(claim: Claim, profile: str = "ci", seed: int = 0) -> Outcome:
         prop()
     except AssertionError:
         example, verdict = failure[0]
-        return Outcome(claim.id, FIXED, False, count, time.perf_counter() - t0, seed, example,
-                       claim.summarize(example), verdict.detail)
+        return Outcome(
+            claim.id,
+            FIXED,
+            False,
+            count,
+            time.perf_counter() - t0,
+            seed,
+            example,
+            claim.summarize(example),
+            verdict.detail,
+        )
     return Outcome(claim.id, FIXED, True, count, time.perf_counter() - t0, seed)
 
 
@@ -229,16 +261,29 @@ class SavedExample:
 
     def dumps(self) -> str:
         return json.dumps(
-            {"claim": self.claim, "variant": self.variant, "seed": self.seed, "example": self.example,
-             **self.extra},
-            ensure_ascii=False, sort_keys=True, indent=2, default=str,
+            {
+                "claim": self.claim,
+                "variant": self.variant,
+                "seed": self.seed,
+                "example": self.example,
+                **self.extra,
+            },
+            ensure_ascii=False,
+            sort_keys=True,
+            indent=2,
+            default=str,
         )
 
 
 def save_example(claim: Claim, outcome: Outcome) -> SavedExample:
     """The saved form of a faithful outcome's shrunk example."""
-    return SavedExample(claim.id, FAITHFUL, outcome.seed, claim.encode(outcome.example),
-                        {"summary": outcome.summary, "detail": outcome.detail})
+    return SavedExample(
+        claim.id,
+        FAITHFUL,
+        outcome.seed,
+        claim.encode(outcome.example),
+        {"summary": outcome.summary, "detail": outcome.detail},
+    )
 
 
 def load_example(text: str) -> tuple[Claim, str, Any]:

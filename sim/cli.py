@@ -73,12 +73,25 @@ def _check_out(out: Path | None) -> None:
 
 @app.command()
 def run(
-    scenario: Annotated[str, typer.Argument(help="A scenario name (see `memsim doc scenarios`) or a .toml scenario file.")],
+    scenario: Annotated[
+        str, typer.Argument(help="A scenario name (see `memsim doc scenarios`) or a .toml scenario file.")
+    ],
     seed: Annotated[int | None, typer.Option(min=0, help="Run seed (default: the scenario's SEED).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Directory for the trace database (default: no trace file).")] = None,
-    fault: Annotated[list[str] | None, typer.Option("--fault", help="Inject a fault, e.g. crash@POINT or skew:bob=-600 (repeatable).")] = None,
-    store: Annotated[str | None, typer.Option(help="Object store: memory, moto, moto-server or an http(s):// endpoint URL.")] = None,
-    param: Annotated[list[str] | None, typer.Option("--param", help="Override a scenario parameter, KEY=VALUE (repeatable).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Directory for the trace database (default: no trace file).")
+    ] = None,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option("--fault", help="Inject a fault, e.g. crash@POINT or skew:bob=-600 (repeatable)."),
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(help="Object store: memory, moto, moto-server or an http(s):// endpoint URL."),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", help="Override a scenario parameter, KEY=VALUE (repeatable)."),
+    ] = None,
 ) -> None:
     """Run a scenario and print its deterministic summary (the trace goes to --out)."""
     from sim import scenario as sc
@@ -96,8 +109,15 @@ def run(
     trace_path = None
     if out is not None:
         trace_path = out / f"{name}.db"
-    lines = sc.execute(name, seed=seed, faults=faults, store=store or "memory", params=params,
-                       trace_path=trace_path, root=(out / f"{name}-root") if out else None)
+    lines = sc.execute(
+        name,
+        seed=seed,
+        faults=faults,
+        store=store or "memory",
+        params=params,
+        trace_path=trace_path,
+        root=(out / f"{name}-root") if out else None,
+    )
     for line in lines:
         typer.echo(line)
     if trace_path is not None:
@@ -108,26 +128,35 @@ def run(
 def claims(
     system: Annotated[str | None, typer.Option(help="Only this system's claims.")] = None,
     profile: Annotated[str, typer.Option(help="Hypothesis profile: quick, ci or thorough.")] = "ci",
-    claim: Annotated[list[str] | None, typer.Option("--claim", help="Only these claim ids (repeatable).")] = None,
+    claim: Annotated[
+        list[str] | None, typer.Option("--claim", help="Only these claim ids (repeatable).")
+    ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
     markdown: Annotated[Path | None, typer.Option(help="Write the table as Markdown here.")] = None,
-    save: Annotated[Path | None, typer.Option(help="Save each shrunk counterexample here, for `memsim replay`.")] = None,
+    save: Annotated[
+        Path | None, typer.Option(help="Save each shrunk counterexample here, for `memsim replay`.")
+    ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Search seed.")] = 0,
 ) -> None:
     """Run every claim both ways: the faithful design must fail (shrunk), the fixed variant must hold."""
     from sim import ledger
 
-    ok = ledger.run_cli(system=system, profile=profile, only=claim, json_out=json_out, markdown=markdown,
-                        save=save, seed=seed)
+    ok = ledger.run_cli(
+        system=system, profile=profile, only=claim, json_out=json_out, markdown=markdown, save=save, seed=seed
+    )
     if not ok:
         raise typer.Exit(1)
 
 
 @app.command()
 def replay(
-    path: Annotated[Path, typer.Argument(help="A saved claim example (.json) or a scenario trace database (.db).")],
+    path: Annotated[
+        Path, typer.Argument(help="A saved claim example (.json) or a scenario trace database (.db).")
+    ],
     out: Annotated[Path | None, typer.Option(help="Directory for the replayed trace.")] = None,
-    variant: Annotated[str | None, typer.Option(help="For claim examples: faithful or fixed (default: as saved).")] = None,
+    variant: Annotated[
+        str | None, typer.Option(help="For claim examples: faithful or fixed (default: as saved).")
+    ] = None,
 ) -> None:
     """Rerun a saved counterexample or a scenario trace deterministically, writing its trace."""
     from sim import ledger
@@ -140,9 +169,13 @@ def replay(
 
 @app.command()
 def doc(
-    topic: Annotated[str, typer.Argument(help="systems, operations, faults, claims, scenarios or coverage.")] = "systems",
+    topic: Annotated[
+        str, typer.Argument(help="systems, operations, faults, claims, scenarios or coverage.")
+    ] = "systems",
     system: Annotated[str | None, typer.Option(help="Only this system.")] = None,
-    coverage: Annotated[bool, typer.Option("--coverage", help="Print record-ID coverage (same as `doc coverage`).")] = False,
+    coverage: Annotated[
+        bool, typer.Option("--coverage", help="Print record-ID coverage (same as `doc coverage`).")
+    ] = False,
 ) -> None:
     """Print documentation generated from the registries."""
     from sim import docgen
@@ -152,27 +185,48 @@ def doc(
 
 @app.command()
 def bench(
-    designs: Annotated[str | None, typer.Option(help="Comma-separated designs (default: all four plus the oracle).")] = None,
-    budgets: Annotated[str, typer.Option(help="Comma-separated provider windows in tokens.")] = "8000,32000,128000",
+    designs: Annotated[
+        str | None, typer.Option(help="Comma-separated designs (default: all four plus the oracle).")
+    ] = None,
+    budgets: Annotated[
+        str, typer.Option(help="Comma-separated provider windows in tokens.")
+    ] = "8000,32000,128000",
     seeds: Annotated[int, typer.Option(min=1, help="Number of workload seeds.")] = 3,
-    steps: Annotated[int | None, typer.Option(min=10, help="Load steps per workload (default: drawn per seed).")] = None,
+    steps: Annotated[
+        int | None, typer.Option(min=10, help="Load steps per workload (default: drawn per seed).")
+    ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
     executor: Annotated[str, typer.Option(help="local or dask.")] = "local",
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (default: a local cluster).")] = None,
-    out: Annotated[Path, typer.Option(help="Output directory (SQLite, CSV, PNG).")] = Path("memsim-out/bench"),
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (default: a local cluster).")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Output directory (SQLite, CSV, PNG).")] = Path(
+        "memsim-out/bench"
+    ),
     plots: Annotated[bool, typer.Option(help="Write PNG plots (needs matplotlib).")] = True,
 ) -> None:
     """Run the cross-design context-budget benchmark sweep."""
     from sim import bench as b
 
     _check_out(out)
-    b.run_cli(designs=designs, budgets=budgets, seeds=seeds, steps=steps, workers=workers,
-              executor=executor, scheduler=scheduler, out=out, plots=plots)
+    b.run_cli(
+        designs=designs,
+        budgets=budgets,
+        seeds=seeds,
+        steps=steps,
+        workers=workers,
+        executor=executor,
+        scheduler=scheduler,
+        out=out,
+        plots=plots,
+    )
 
 
 @app.command()
 def demo(
-    out: Annotated[Path | None, typer.Option(help="Output directory (default: a temporary run root).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Output directory (default: a temporary run root).")
+    ] = None,
 ) -> None:
     """Run all four designs on the embedded defaults: claims, a small benchmark, traces and plots."""
     from sim import demo as d

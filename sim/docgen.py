@@ -35,8 +35,10 @@ def render(topic: str, system: str | None = None) -> str:
             out.append(f"{s}: {head}\n  report: {seed}")
             if mod:
                 ops = getattr(mod, "OPERATIONS", [])
-                out.append(f"  operations: {len(ops)}; claims: {len(cl.registry(s))}; "
-                           f"not modeled: {len(getattr(mod, 'NOT_MODELED', []))}")
+                out.append(
+                    f"  operations: {len(ops)}; claims: {len(cl.registry(s))}; "
+                    f"not modeled: {len(getattr(mod, 'NOT_MODELED', []))}"
+                )
     elif topic == "operations":
         for s in names:
             mod = system_module(s, "fidelity")
@@ -44,8 +46,10 @@ def render(topic: str, system: str | None = None) -> str:
             for op in getattr(mod, "OPERATIONS", []) if mod else []:
                 out.append(f"  {op.name}  [{', '.join(op.records)}]\n      {op.summary}")
     elif topic == "faults":
-        out.append("Fault kinds (the closed set): crash@POINT[#N], fail@POINT[#N], skew:AGENT=SECONDS, "
-                   "drift:AGENT=RATE, second-reader:AGENT")
+        out.append(
+            "Fault kinds (the closed set): crash@POINT[#N], fail@POINT[#N], skew:AGENT=SECONDS, "
+            "drift:AGENT=RATE, second-reader:AGENT"
+        )
         for s in names:
             system_module(s, "faults")
             pts = faults.points(s)

@@ -73,7 +73,9 @@ class Simulation:
         c = self._clocks.get(agent)
         if c is None:
             c = self._clocks[agent] = AgentClock(
-                lambda: self.env.now, name=agent, offset_s=self.faults.skew(agent),
+                lambda: self.env.now,
+                name=agent,
+                offset_s=self.faults.skew(agent),
                 drift=self.faults.drift(agent),
             )
         return c
@@ -132,8 +134,15 @@ class Simulation:
             exact += count_tokens(p)
             facts |= extract_facts(p)
         return self.trace.request(
-            system, route, agent=agent, exact_tokens=exact, estimate=estimate, messages=len(parts),
-            facts=frozenset(facts), needed=needed, **detail,
+            system,
+            route,
+            agent=agent,
+            exact_tokens=exact,
+            estimate=estimate,
+            messages=len(parts),
+            facts=frozenset(facts),
+            needed=needed,
+            **detail,
         )
 
     def close(self) -> None:

@@ -155,7 +155,12 @@ class FileTree:
             self._rename(path, d + path[len(s) :])
 
     def replace_atomic(
-        self, path: str, data: bytes, *, tmp_suffix: str = ".tmp", clock: MtimeSource | None = None,
+        self,
+        path: str,
+        data: bytes,
+        *,
+        tmp_suffix: str = ".tmp",
+        clock: MtimeSource | None = None,
         between: Callable[[], None] | None = None,
     ) -> None:
         """Write *data* to ``path + tmp_suffix``, then rename it over *path*.

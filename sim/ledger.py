@@ -38,21 +38,37 @@ def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, cl.Outcome
     faithful = cl.find_counterexample(claim, profile, seed)
     fixed = cl.check_fixed(claim, profile, seed)
     row = Row(
-        claim.id, claim.system, ", ".join(claim.records), claim.statement, claim.fix,
+        claim.id,
+        claim.system,
+        ", ".join(claim.records),
+        claim.statement,
+        claim.fix,
         faithful.passed,
-        (f"counterexample after {faithful.examples} examples: {faithful.summary}" if faithful.passed
-         else f"NO COUNTEREXAMPLE in {faithful.examples} examples"),
+        (
+            f"counterexample after {faithful.examples} examples: {faithful.summary}"
+            if faithful.passed
+            else f"NO COUNTEREXAMPLE in {faithful.examples} examples"
+        ),
         fixed.passed,
-        (f"held for {fixed.examples} examples" if fixed.passed
-         else f"FAILED: {fixed.summary} ({fixed.detail})"),
-        seed, time.perf_counter() - t0,
+        (
+            f"held for {fixed.examples} examples"
+            if fixed.passed
+            else f"FAILED: {fixed.summary} ({fixed.detail})"
+        ),
+        seed,
+        time.perf_counter() - t0,
         claim.encode(faithful.example) if faithful.passed else None,
     )
     return row, faithful, fixed
 
 
-def run_all(system: str | None = None, profile: str = "ci", only: list[str] | None = None, seed: int = 0,
-            progress: bool = True) -> list[tuple[Row, cl.Outcome, cl.Outcome]]:
+def run_all(
+    system: str | None = None,
+    profile: str = "ci",
+    only: list[str] | None = None,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[tuple[Row, cl.Outcome, cl.Outcome]]:
     """Run the selected claims with a progress bar on stderr."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -70,8 +86,15 @@ def run_all(system: str | None = None, profile: str = "ci", only: list[str] | No
         raise UsageError("no claims registered" + (f" for {system}" if system else ""))
     results = []
     console = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, disable=not progress, transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not progress,
+        transient=True,
+    ) as bar:
         task = bar.add_task("claims", total=len(selected))
         for c in selected:
             bar.update(task, description=f"claims: {c.id}")
@@ -89,7 +112,9 @@ def render_table(rows: list[Row]) -> Any:
         t.add_column(col, overflow="fold")
     for r in rows:
         t.add_row(
-            r.claim, r.records, r.statement,
+            r.claim,
+            r.records,
+            r.statement,
             ("[green]" if r.faithful_ok else "[red]") + r.faithful,
             ("[green]" if r.fixed_ok else "[red]") + r.fixed,
             f"{r.seconds:.1f}",
@@ -99,19 +124,30 @@ def render_table(rows: list[Row]) -> Any:
 
 def markdown_table(rows: list[Row]) -> str:
     """The ledger as a Markdown table."""
+
     def esc(s: str) -> str:
         return s.replace("|", "\\|").replace("\n", " ")
 
     out = ["| claim | records | statement | faithful | fixed | s |", "|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {esc(r.claim)} | {esc(r.records)} | {esc(r.statement)} | "
-                   f"{'✓' if r.faithful_ok else '✗'} {esc(r.faithful)} | "
-                   f"{'✓' if r.fixed_ok else '✗'} {esc(r.fixed)} | {r.seconds:.1f} |")
+        out.append(
+            f"| {esc(r.claim)} | {esc(r.records)} | {esc(r.statement)} | "
+            f"{'✓' if r.faithful_ok else '✗'} {esc(r.faithful)} | "
+            f"{'✓' if r.fixed_ok else '✗'} {esc(r.fixed)} | {r.seconds:.1f} |"
+        )
     return "\n".join(out) + "\n"
 
 
-def run_cli(*, system: str | None, profile: str, only: list[str] | None, json_out: Path | None,
-            markdown: Path | None, save: Path | None, seed: int) -> bool:
+def run_cli(
+    *,
+    system: str | None,
+    profile: str,
+    only: list[str] | None,
+    json_out: Path | None,
+    markdown: Path | None,
+    save: Path | None,
+    seed: int,
+) -> bool:
     """``memsim claims``: returns whether every claim passed both ways."""
     from rich.console import Console
 
@@ -124,8 +160,10 @@ def run_cli(*, system: str | None, profile: str, only: list[str] | None, json_ou
     ok = all(r.faithful_ok and r.fixed_ok for r in rows)
     n_f = sum(r.faithful_ok for r in rows)
     n_x = sum(r.fixed_ok for r in rows)
-    print(f"{len(rows)} claims: {n_f} counterexamples found on the faithful designs, "
-          f"{n_x} fixed variants held ({profile} profile, seed {seed})")
+    print(
+        f"{len(rows)} claims: {n_f} counterexamples found on the faithful designs, "
+        f"{n_x} fixed variants held ({profile} profile, seed {seed})"
+    )
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps([asdict(r) for r in rows], indent=2, ensure_ascii=False, default=str))
@@ -134,7 +172,7 @@ def run_cli(*, system: str | None, profile: str, only: list[str] | None, json_ou
         markdown.write_text(markdown_table(rows))
     if save is not None:
         save.mkdir(parents=True, exist_ok=True)
-        for (row, faithful, _fixed) in results:
+        for row, faithful, _fixed in results:
             if faithful.passed:
                 claim = cl.get(row.claim)
                 (save / f"{row.claim}.json").write_text(cl.save_example(claim, faithful).dumps())
@@ -184,9 +222,14 @@ def _replay_trace(path: Path, out: Path | None) -> bool:
     target = (out or path.parent) / (path.stem + ".replay.db")
     if target.resolve() == path.resolve():
         raise UsageError("the replay would overwrite its source trace")
-    lines = sc.execute(meta["scenario"], seed=int(meta["seed"]), faults=json.loads(meta.get("faults", "[]")),
-                       store=meta.get("store", "memory"), params=json.loads(meta.get("params", "{}")),
-                       trace_path=target)
+    lines = sc.execute(
+        meta["scenario"],
+        seed=int(meta["seed"]),
+        faults=json.loads(meta.get("faults", "[]")),
+        store=meta.get("store", "memory"),
+        params=json.loads(meta.get("params", "{}")),
+        trace_path=target,
+    )
     for line in lines:
         print(line)
     same = read_trace(target) == data

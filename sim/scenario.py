@@ -90,8 +90,13 @@ def scenarios() -> dict[str, Scenario]:
         if not hasattr(mod, "run"):
             continue
         out[info.name] = Scenario(
-            info.name, getattr(mod, "SYSTEM", "?"), int(getattr(mod, "SEED", 0)), mod.__doc__ or "",
-            getattr(mod, "Params", NoParams), mod.run, mod,
+            info.name,
+            getattr(mod, "SYSTEM", "?"),
+            int(getattr(mod, "SEED", 0)),
+            mod.__doc__ or "",
+            getattr(mod, "Params", NoParams),
+            mod.run,
+            mod,
         )
     return out
 

@@ -93,8 +93,9 @@ class TraceData:
 class Trace:
     """The run's trace: records kept in memory (``keep=True``) and/or streamed to *path*."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, keep: bool = True,
-                 now: Any = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, keep: bool = True, now: Any = None
+    ) -> None:
         self.path = Path(path) if path is not None else None
         self.keep = keep
         self.data = TraceData()
@@ -112,12 +113,33 @@ class Trace:
             self._db = sqlite_utils.Database(self.path)
             self._db["meta"].create({"key": str, "value": str}, pk="key")
             self._db["ops"].create(
-                {"seq": int, "time": float, "agent": str, "system": str, "op": str, "phase": str,
-                 "detail": str}, pk="seq")
+                {
+                    "seq": int,
+                    "time": float,
+                    "agent": str,
+                    "system": str,
+                    "op": str,
+                    "phase": str,
+                    "detail": str,
+                },
+                pk="seq",
+            )
             self._db["requests"].create(
-                {"seq": int, "time": float, "agent": str, "system": str, "route": str,
-                 "exact_tokens": int, "estimate": int, "messages": int, "facts": str, "needed": str,
-                 "detail": str}, pk="seq")
+                {
+                    "seq": int,
+                    "time": float,
+                    "agent": str,
+                    "system": str,
+                    "route": str,
+                    "exact_tokens": int,
+                    "estimate": int,
+                    "messages": int,
+                    "facts": str,
+                    "needed": str,
+                    "detail": str,
+                },
+                pk="seq",
+            )
 
     def set_meta(self, **values: Any) -> None:
         """Record run metadata (seed, scenario, faults, parameters)."""
@@ -140,16 +162,32 @@ class Trace:
         return rec
 
     def request(
-        self, system: str, route: str, *, agent: str = "", exact_tokens: int, estimate: int | None,
-        messages: int, facts: frozenset[str] | set[str] = frozenset(),
-        needed: frozenset[str] | set[str] = frozenset(), **detail: Any,
+        self,
+        system: str,
+        route: str,
+        *,
+        agent: str = "",
+        exact_tokens: int,
+        estimate: int | None,
+        messages: int,
+        facts: frozenset[str] | set[str] = frozenset(),
+        needed: frozenset[str] | set[str] = frozenset(),
+        **detail: Any,
     ) -> RequestRecord:
         """Record one model request."""
         self._seq += 1
         rec = RequestRecord(
-            self._seq, float(self._now()), agent, system, route, int(exact_tokens),
-            None if estimate is None else int(estimate), int(messages), _json(sorted(facts)),
-            _json(sorted(needed)), _json(detail),
+            self._seq,
+            float(self._now()),
+            agent,
+            system,
+            route,
+            int(exact_tokens),
+            None if estimate is None else int(estimate),
+            int(messages),
+            _json(sorted(facts)),
+            _json(sorted(needed)),
+            _json(detail),
         )
         if self.keep:
             self.data.requests.append(rec)

@@ -149,12 +149,22 @@ AdapterFactory = type
 
 def run_adapter(factory: type, sim: Simulation, workload: Workload, budget: int) -> list[ModelRequest]:
     """Drive *factory*'s adapter through *workload* and record each request in ``sim.trace``."""
-    adapter = factory(sim, budget, workload.drawn)
+    return drive(factory(sim, budget, workload.drawn), sim, workload)
+
+
+def drive(adapter: DesignAdapter, sim: Simulation, workload: Workload) -> list[ModelRequest]:
+    """Drive an adapter instance through *workload*, recording each request in ``sim.trace``."""
     out = []
     for step in workload.steps:
         req = adapter.step(step)
-        sim.request(adapter.name, req.route, req.parts, estimate=req.estimate,
-                    needed=frozenset({step.probe}) if step.probe else frozenset(), step=step.index,
-                    phase=step.phase)
+        sim.request(
+            adapter.name,
+            req.route,
+            req.parts,
+            estimate=req.estimate,
+            needed=frozenset({step.probe}) if step.probe else frozenset(),
+            step=step.index,
+            phase=step.phase,
+        )
         out.append(req)
     return out

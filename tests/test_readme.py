@@ -11,4 +11,4 @@ def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text()
     ci_cmd = next(line for line in ci.splitlines() if "pytest" in line and not line.startswith("#"))
     assert ci_cmd.strip() in readme
-    assert 'pip install -e ".[test]"' in ci and 'pip install -e ".[test]"' in readme
+    assert 'install -q -e ".[test]"' in ci and 'pip install -e ".[test]"' in readme
