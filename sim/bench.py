@@ -38,7 +38,8 @@ from sim.engine import Simulation
 from sim.errors import UsageError
 from sim.fidelity import system_module
 from sim.tokens import count_tokens
-from sim.workload import Drawn, ModelRequest, StorageStats, Workload, WorkStep, drive, make_workload
+from sim.trace import RequestRecord
+from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep, drive, make_workload
 
 ORACLE_SYSTEM_PROMPT = "You are an agent. Answer from the context."
 
@@ -111,56 +112,77 @@ def _p95(values: Sequence[int]) -> float:
     return float(s[min(len(s) - 1, math.ceil(0.95 * len(s)) - 1)])
 
 
+class Metrics:
+    """Streaming metrics of one cell: nothing per request is kept but its two token numbers."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.series: list[list[Any]] = []
+        self.estimates: list[int] = []
+        self.probes = 0
+        self.hits = 0
+        self.calm = 0
+        self.calm_fit = 0
+        self.obs_bytes = 0
+
+    def __call__(self, step: WorkStep, req: ModelRequest, rec: RequestRecord) -> None:
+        self.series.append([step.index, rec.exact_tokens, rec.estimate])
+        if rec.estimate is not None:
+            self.estimates.append(rec.estimate)
+        self.obs_bytes += len(step.observation.encode())
+        if step.probe:
+            self.probes += 1
+            self.hits += step.probe in rec.fact_ids
+        if step.phase == "calm":
+            self.calm += 1
+            self.calm_fit += rec.exact_tokens <= self.budget
+
+    def row(self, task: Task, drawn: Drawn, storage: StorageStats, seconds: float) -> dict[str, Any]:
+        exact = [s[1] for s in self.series]
+        est = self.estimates
+        amplification = round(storage.bytes_written / self.obs_bytes, 3) if self.obs_bytes else 0.0
+        return {
+            "design": task.design,
+            "budget": task.budget,
+            "seed": task.seed,
+            "steps": len(self.series),
+            "requests": len(exact),
+            "tokens_mean": round(sum(exact) / len(exact), 1) if exact else 0.0,
+            "tokens_p95": _p95(exact),
+            "tokens_max": max(exact, default=0),
+            "estimate_mean": round(sum(est) / len(est), 1) if est else None,
+            "over_window": sum(1 for x in exact if x > task.budget),
+            "probes": self.probes,
+            "recall": round(self.hits / self.probes, 4) if self.probes else None,
+            "durable_bytes": storage.durable_bytes,
+            "bytes_written": storage.bytes_written,
+            "write_amplification": amplification,
+            "storage_ops": storage.ops,
+            "calm_requests": self.calm,
+            "live": self.calm > 0 and self.calm_fit == self.calm,
+            "seconds": round(seconds, 3),
+            "drawn": json.dumps(asdict(drawn), sort_keys=True),
+            "series": self.series,
+        }
+
+
 def run_task(task: Task, trace_path: str | None = None) -> dict[str, Any]:
-    """Run one (design, budget, seed) cell and reduce it to metrics plus the per-request series."""
+    """Run one (design, budget, seed) cell and reduce it to metrics plus the per-request series.
+
+    With *trace_path* the requests are streamed to SQLite; nothing is kept in memory either way.
+    """
     importlib.import_module("systems")
     workload = make_workload(task.seed, task.steps)
     t0 = time.perf_counter()
-    sim = Simulation(task.seed, trace_path=trace_path, keep_trace=True)
+    sim = Simulation(task.seed, trace_path=trace_path, keep_trace=False)
     sim.trace.set_meta(design=task.design, budget=task.budget, drawn=asdict(workload.drawn))
     adapter = adapter_class(task.design)(sim, task.budget, workload.drawn)
-    drive(adapter, sim, workload)
-    seconds = time.perf_counter() - t0
-    reqs = sim.trace.data.requests
+    metrics = Metrics(task.budget)
+    drive(adapter, sim, workload, metrics)
     storage = adapter.storage()
+    seconds = time.perf_counter() - t0
     sim.close()
-    return summarize(task, workload, reqs, storage, seconds)
-
-
-def summarize(
-    task: Task, workload: Workload, reqs: Sequence[Any], storage: StorageStats, seconds: float
-) -> dict[str, Any]:
-    """Metrics of one cell from its recorded requests."""
-    exact = [r.exact_tokens for r in reqs]
-    est = [r.estimate for r in reqs if r.estimate is not None]
-    probes = [r for r in reqs if r.needed != "[]"]
-    hits = sum(1 for r in probes if r.needed_ids <= r.fact_ids)
-    calm = [r for r, s in zip(reqs, workload.steps) if s.phase == "calm"]
-    obs_bytes = sum(len(s.observation.encode()) for s in workload.steps)
-    row = {
-        "design": task.design,
-        "budget": task.budget,
-        "seed": task.seed,
-        "steps": len(workload.steps),
-        "requests": len(reqs),
-        "tokens_mean": round(sum(exact) / len(exact), 1) if exact else 0.0,
-        "tokens_p95": _p95(exact),
-        "tokens_max": max(exact, default=0),
-        "estimate_mean": round(sum(est) / len(est), 1) if est else None,
-        "over_window": sum(1 for x in exact if x > task.budget),
-        "probes": len(probes),
-        "recall": round(hits / len(probes), 4) if probes else None,
-        "durable_bytes": storage.durable_bytes,
-        "bytes_written": storage.bytes_written,
-        "write_amplification": round(storage.bytes_written / obs_bytes, 3) if obs_bytes else 0.0,
-        "storage_ops": storage.ops,
-        "calm_requests": len(calm),
-        "live": bool(calm) and all(r.exact_tokens <= task.budget for r in calm),
-        "seconds": round(seconds, 3),
-        "drawn": json.dumps(asdict(workload.drawn), sort_keys=True),
-    }
-    row["series"] = [[i, r.exact_tokens, r.estimate] for i, r in enumerate(reqs)]
-    return row
+    return metrics.row(task, workload.drawn, storage, seconds)
 
 
 def add_relative_recall(rows: list[dict[str, Any]]) -> None:

@@ -24,7 +24,9 @@ DEMO_SCENARIOS = (
 )
 
 
-def run(out: Path | None, *, claims_profile: str = "quick", bench_seeds: int = 2, bench_steps: int = 60) -> None:
+def run(
+    out: Path | None, *, claims_profile: str = "quick", bench_seeds: int = 2, bench_steps: int = 60
+) -> None:
     """Run the demo, writing everything under *out* (a new temporary directory if None)."""
     from sim import bench, ledger
 

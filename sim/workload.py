@@ -11,12 +11,14 @@ would send to the model.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Protocol
 
 from sim.engine import Simulation
 from sim.rng import derive_seed
 from sim.text import fact_id, fact_token, fact_value, observation
+from sim.trace import RequestRecord
 
 
 @dataclass(frozen=True)
@@ -46,18 +48,63 @@ class Drawn:
     calm_steps: int
 
 
-@dataclass(frozen=True)
 class Workload:
-    """A seeded workload: the drawn parameters and the steps."""
+    """A seeded workload: the drawn parameters and the steps, generated lazily (100,000 steps fit)."""
 
-    drawn: Drawn
-    steps: tuple[WorkStep, ...] = field(repr=False)
+    def __init__(self, drawn: Drawn) -> None:
+        self.drawn = drawn
+        self._steps: tuple[WorkStep, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"Workload({self.drawn!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Workload) and self.drawn == other.drawn and self.steps == other.steps
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __len__(self) -> int:
+        return self.drawn.steps + self.drawn.calm_steps
+
+    @property
+    def steps(self) -> tuple[WorkStep, ...]:
+        """Every step, materialized (use :meth:`iter_steps` for long workloads)."""
+        if self._steps is None:
+            self._steps = tuple(self.iter_steps())
+        return self._steps
+
+    def iter_steps(self) -> Iterator[WorkStep]:
+        """The steps, generated one at a time from the seed."""
+        if self._steps is not None:
+            yield from self._steps
+            return
+        d = self.drawn
+        r = random.Random(derive_seed(d.seed, "workload.steps"))
+        next_fact = 1
+        seen: list[str] = []
+        for i in range(d.steps + d.calm_steps):
+            calm = i >= d.steps
+            mean = 80 if calm else d.obs_tokens_mean
+            size_tokens = min(d.obs_tokens_max, max(20, int(r.expovariate(1.0 / mean))))
+            n_facts = 0 if calm else int(d.facts_per_step) + (1 if r.random() < d.facts_per_step % 1 else 0)
+            facts = []
+            for _ in range(n_facts):
+                facts.append(fact_token(next_fact, fact_value(r)))
+                seen.append(fact_id(next_fact))
+                next_fact += 1
+            probe = None
+            question = ""
+            if seen and i > 0 and i % d.probe_every == 0:
+                probe = r.choice(seen)
+                question = f"Question: what is the value of {probe}?"
+            text = observation(r, int(size_tokens * 4.8), facts)
+            yield WorkStep(i, text, tuple(facts), probe, question, "calm" if calm else "load")
 
     @property
     def facts(self) -> dict[str, str]:
         """Every fact id to its token."""
         out: dict[str, str] = {}
-        for s in self.steps:
+        for s in self.iter_steps():
             for f in s.facts:
                 out[f.split("=")[0]] = f
         return out
@@ -82,32 +129,7 @@ def draw(seed: int, steps: int | None = None) -> Drawn:
 
 def make_workload(seed: int, steps: int | None = None, drawn: Drawn | None = None) -> Workload:
     """The workload of *seed* (or of explicitly drawn parameters)."""
-    d = drawn or draw(seed, steps)
-    r = random.Random(derive_seed(seed, "workload.steps"))
-    out: list[WorkStep] = []
-    next_fact = 1
-    seen: list[str] = []
-    tokens: dict[str, str] = {}
-    for i in range(d.steps + d.calm_steps):
-        calm = i >= d.steps
-        mean = 80 if calm else d.obs_tokens_mean
-        size_tokens = min(d.obs_tokens_max, max(20, int(r.expovariate(1.0 / mean))))
-        n_facts = 0 if calm else int(d.facts_per_step) + (1 if r.random() < d.facts_per_step % 1 else 0)
-        facts = []
-        for _ in range(n_facts):
-            token = fact_token(next_fact, fact_value(r))
-            tokens[fact_id(next_fact)] = token
-            facts.append(token)
-            seen.append(fact_id(next_fact))
-            next_fact += 1
-        probe = None
-        question = ""
-        if seen and i > 0 and i % d.probe_every == 0:
-            probe = r.choice(seen)
-            question = f"Question: what is the value of {probe}?"
-        text = observation(r, int(size_tokens * 4.8), facts)
-        out.append(WorkStep(i, text, tuple(facts), probe, question, "calm" if calm else "load"))
-    return Workload(d, tuple(out))
+    return Workload(drawn or draw(seed, steps))
 
 
 @dataclass(frozen=True)
@@ -148,16 +170,27 @@ AdapterFactory = type
 
 
 def run_adapter(factory: type, sim: Simulation, workload: Workload, budget: int) -> list[ModelRequest]:
-    """Drive *factory*'s adapter through *workload* and record each request in ``sim.trace``."""
-    return drive(factory(sim, budget, workload.drawn), sim, workload)
+    """Drive *factory*'s adapter through *workload*, recording each request; returns the requests."""
+    out: list[ModelRequest] = []
+    drive(factory(sim, budget, workload.drawn), sim, workload, lambda step, req, rec: out.append(req))
+    return out
 
 
-def drive(adapter: DesignAdapter, sim: Simulation, workload: Workload) -> list[ModelRequest]:
-    """Drive an adapter instance through *workload*, recording each request in ``sim.trace``."""
-    out = []
-    for step in workload.steps:
+def drive(
+    adapter: DesignAdapter,
+    sim: Simulation,
+    workload: Workload,
+    on_request: Callable[[WorkStep, ModelRequest, RequestRecord], None] | None = None,
+) -> int:
+    """Drive an adapter through *workload*, recording each request in ``sim.trace``; returns the steps.
+
+    Nothing is kept here: *on_request* sees each step, request and record as it happens (metrics are
+    accumulated by the caller), so a 100,000-step run holds one step at a time.
+    """
+    n = 0
+    for step in workload.iter_steps():
         req = adapter.step(step)
-        sim.request(
+        rec = sim.request(
             adapter.name,
             req.route,
             req.parts,
@@ -166,5 +199,7 @@ def drive(adapter: DesignAdapter, sim: Simulation, workload: Workload) -> list[M
             step=step.index,
             phase=step.phase,
         )
-        out.append(req)
-    return out
+        if on_request is not None:
+            on_request(step, req, rec)
+        n += 1
+    return n
