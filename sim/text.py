@@ -9,6 +9,7 @@ measured by :func:`extract_facts` with no judge.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from functools import lru_cache
@@ -26,10 +27,11 @@ FACT_RE = re.compile(r"FACT-(\d{4})=([a-z]+)")
 
 
 @lru_cache(maxsize=1)
-def _words() -> tuple[tuple[str, ...], tuple[int, ...]]:
+def _words() -> tuple[list[str], list[int]]:
+    """The word list and its cumulative Zipf weights."""
     rows = resources.files("sim").joinpath("data/words.txt").read_text(encoding="utf-8").splitlines()
     pairs = [row.split("\t") for row in rows if row and not row.startswith("#")]
-    return tuple(w for w, _ in pairs), tuple(int(n) for _, n in pairs)
+    return [w for w, _ in pairs], list(itertools.accumulate(int(n) for _, n in pairs))
 
 
 def fact_id(index: int) -> str:
@@ -59,19 +61,30 @@ def extract_fact_values(text: str) -> dict[str, str]:
 
 
 def filler(rng: random.Random, n_chars: int) -> str:
-    """About *n_chars* characters of prose-like filler drawn from *rng* (exactly *n_chars* or fewer)."""
+    """About *n_chars* characters of prose-like filler drawn from *rng* (exactly *n_chars* or fewer).
+
+    Words are drawn in bulk (one ``choices`` call per ~n_chars/5 words), then cut into sentences of 5 to
+    12 words with a capital, occasional commas and a full stop.
+    """
     if n_chars <= 0:
         return ""
-    words, weights = _words()
+    words, cum = _words()
+    batch = n_chars // 5 + 16
+    drawn = rng.choices(words, cum_weights=cum, k=batch)
+    rand = rng.random
     out: list[str] = []
     size = 0
+    i = 0
     while size < n_chars:
-        n = rng.randint(5, 12)
-        sentence = rng.choices(words, weights=weights, k=n)
+        if i + 12 > len(drawn):
+            drawn.extend(rng.choices(words, cum_weights=cum, k=batch))
+        n = 5 + int(rand() * 8)
+        sentence = drawn[i : i + n]
+        i += n
         sentence[0] = sentence[0].capitalize()
-        for i in range(1, n - 1):
-            if rng.random() < 0.12:
-                sentence[i] += ","
+        for j in range(1, n - 1):
+            if rand() < 0.12:
+                sentence[j] += ","
         s = " ".join(sentence) + "."
         out.append(s)
         size += len(s) + 1
