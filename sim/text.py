@@ -60,32 +60,41 @@ def extract_fact_values(text: str) -> dict[str, str]:
     return {f"FACT-{num}": value for num, value in FACT_RE.findall(text)}
 
 
-def filler(rng: random.Random, n_chars: int) -> str:
-    """About *n_chars* characters of prose-like filler drawn from *rng* (exactly *n_chars* or fewer).
+#: Size of the fixed sentence pool that filler samples from.
+SENTENCE_POOL = 8192
 
-    Words are drawn in bulk (one ``choices`` call per ~n_chars/5 words), then cut into sentences of 5 to
-    12 words with a capital, occasional commas and a full stop.
+
+@lru_cache(maxsize=1)
+def _sentences() -> list[str]:
+    """A fixed pool of prose-like sentences (5 to 12 Zipf-weighted words, a capital, occasional commas).
+
+    The pool is generated once from a constant seed, so it is the same in every process and run; filler
+    then costs one random draw per sentence instead of one per word.
     """
+    words, cum = _words()
+    rng = random.Random(0x5EED_F111)
+    pool = []
+    for _ in range(SENTENCE_POOL):
+        n = rng.randint(5, 12)
+        sentence = rng.choices(words, cum_weights=cum, k=n)
+        sentence[0] = sentence[0].capitalize()
+        for j in range(1, n - 1):
+            if rng.random() < 0.12:
+                sentence[j] += ","
+        pool.append(" ".join(sentence) + ".")
+    return pool
+
+
+def filler(rng: random.Random, n_chars: int) -> str:
+    """About *n_chars* characters of prose-like filler drawn from *rng* (exactly *n_chars* or fewer)."""
     if n_chars <= 0:
         return ""
-    words, cum = _words()
-    batch = n_chars // 5 + 16
-    drawn = rng.choices(words, cum_weights=cum, k=batch)
+    pool = _sentences()
     rand = rng.random
     out: list[str] = []
     size = 0
-    i = 0
     while size < n_chars:
-        if i + 12 > len(drawn):
-            drawn.extend(rng.choices(words, cum_weights=cum, k=batch))
-        n = 5 + int(rand() * 8)
-        sentence = drawn[i : i + n]
-        i += n
-        sentence[0] = sentence[0].capitalize()
-        for j in range(1, n - 1):
-            if rand() < 0.12:
-                sentence[j] += ","
-        s = " ".join(sentence) + "."
+        s = pool[int(rand() * SENTENCE_POOL)]
         out.append(s)
         size += len(s) + 1
     return " ".join(out)[:n_chars].rstrip()
