@@ -1,0 +1,230 @@
+"""Named invariants of the Nemsy Wiki as pure checkers (Maelstrom style): each takes plain values (index
+text, note lists, ledger JSON, loaded contexts, request facts) and returns a :class:`Verdict`; none raises.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from sim.claims import Verdict
+from sim.text import extract_fact_values, extract_facts
+from systems.nemsy.model import index_stems, parse_ingest_response
+from systems.nemsy.state import Resolution
+
+
+def _stem(path: str) -> str:
+    return PurePosixPath(path).stem
+
+
+def check_relevant_page_loaded(
+    loaded_pages: Mapping[str, str], all_pages: Mapping[str, str], fact_id: str, max_files: int
+) -> Verdict:
+    """A page holding *fact_id* is loaded whenever one exists and the page budget is at least one."""
+    holders = sorted(p for p, text in all_pages.items() if fact_id in extract_facts(text))
+    if not holders or max_files < 1:
+        return Verdict.ok()
+    if any(fact_id in extract_facts(t) for t in loaded_pages.values()):
+        return Verdict.ok()
+    return Verdict.violated(
+        f"{fact_id} is only in {holders}, none of the {len(loaded_pages)} loaded "
+        f"pages {sorted(loaded_pages)} (max_files={max_files})"
+    )
+
+
+def check_index_entries_resolve(index_text: str | None, notes: Iterable[str]) -> Verdict:
+    """Every ``[[stem]]`` in the index names an existing note."""
+    stems = {_stem(n) for n in notes}
+    dead = [s for s in index_stems(index_text or "") if s not in stems]
+    return Verdict.violated(f"index entries without a page: {dead}") if dead else Verdict.ok()
+
+
+def check_done_records_have_pages(
+    ledger: Mapping[str, Any], notes: Iterable[str], page_hash: Mapping[str, str] | None = None
+) -> Verdict:
+    """Every ``done`` ledger record points at an existing page (written from the recorded hash, when
+    *page_hash* — page to the source hash it was written from — is given)."""
+    existing = set(notes)
+    bad = []
+    for key, rec in sorted((ledger.get("files") or {}).items()):
+        if not isinstance(rec, dict) or rec.get("status") != "done":
+            continue
+        page = rec.get("wiki_page")
+        if page is None or page not in existing:
+            bad.append(f"{key}: done, wiki_page={page!r} missing")
+        elif page_hash is not None and page_hash.get(page) != rec.get("hash"):
+            bad.append(
+                f"{key}: done with hash {str(rec.get('hash'))[:8]} but {page} was written from "
+                f"{str(page_hash.get(page))[:8]}"
+            )
+    return Verdict.violated("; ".join(bad)) if bad else Verdict.ok()
+
+
+def check_unique_index_entries(index_text: str | None) -> Verdict:
+    """No page appears in two index entries."""
+    dup = sorted(s for s, n in Counter(index_stems(index_text or "")).items() if n > 1)
+    return Verdict.violated(f"stems listed more than once in index.md: {dup}") if dup else Verdict.ok()
+
+
+def check_one_page_per_source(notes: Iterable[str], prefixes: Mapping[str, str]) -> Verdict:
+    """Each source (name to its page-name prefix) has at most one ``sources/`` page."""
+    bad = []
+    for name, prefix in sorted(prefixes.items()):
+        mine = [n for n in notes if n.startswith(f"sources/{prefix}-")]
+        if len(mine) > 1:
+            bad.append(f"{name}: {mine}")
+    return Verdict.violated("several pages for one source: " + "; ".join(bad)) if bad else Verdict.ok()
+
+
+def check_distinct_sources_distinct_pages(
+    ledger: Mapping[str, Any], notes: Iterable[str], index_text: str | None
+) -> Verdict:
+    """Distinct sources ↔ distinct existing pages ↔ one index entry each."""
+    pages: dict[str, list[str]] = {}
+    for key, rec in sorted((ledger.get("files") or {}).items()):
+        if isinstance(rec, dict) and rec.get("wiki_page"):
+            pages.setdefault(rec["wiki_page"], []).append(key)
+    shared = {p: ks for p, ks in pages.items() if len(ks) > 1}
+    if shared:
+        return Verdict.violated(f"one page for several sources: {shared}")
+    counts = Counter(index_stems(index_text or ""))
+    existing = set(notes)
+    for p in pages:
+        if p not in existing:
+            return Verdict.violated(f"{p} missing")
+        if counts[_stem(p)] != 1:
+            return Verdict.violated(f"{_stem(p)} has {counts[_stem(p)]} index entries")
+    return Verdict.ok()
+
+
+def check_context_within(text: str, budget_chars: int) -> Verdict:
+    """The loaded context fits the shared character budget."""
+    if len(text) <= budget_chars:
+        return Verdict.ok()
+    return Verdict.violated(f"context is {len(text)} chars, budget {budget_chars}")
+
+
+def check_answer_supported(answer: str, fact_id: str, source_pages: Mapping[str, str]) -> Verdict:
+    """An answer states for *fact_id* only a value that some current ``sources/`` page holds."""
+    stated = extract_fact_values(answer).get(fact_id)
+    if stated is None:
+        return Verdict.ok()
+    held = sorted(v for t in source_pages.values() if (v := extract_fact_values(t).get(fact_id)) is not None)
+    if stated in held:
+        return Verdict.ok()
+    return Verdict.violated(f"answer says {fact_id}={stated}; current source pages hold {held or 'none'}")
+
+
+def check_snapshot_fresh(used: str, fresh: str) -> Verdict:
+    """The Wiki context a chat turn used equals a fresh load at that moment."""
+    if used == fresh:
+        return Verdict.ok()
+    return Verdict.violated(f"turn used a {len(used)}-char snapshot; a fresh load is {len(fresh)} chars")
+
+
+def check_request_has_facts(request_facts: Iterable[str], stated: Iterable[str]) -> Verdict:
+    """Every fact stated earlier in the conversation reaches the request."""
+    missing = sorted(set(stated) - set(request_facts))
+    return (
+        Verdict.violated(f"facts stated earlier but missing from the request: {missing}")
+        if missing
+        else Verdict.ok()
+    )
+
+
+def check_status_agree(per_source: Mapping[str, tuple[str, str]]) -> Verdict:
+    """CLI (hash) status and display (mtime) status agree for every source."""
+    bad = {k: v for k, v in per_source.items() if v[0] != v[1]}
+    if not bad:
+        return Verdict.ok()
+    return Verdict.violated("; ".join(f"{k}: cli={c} display={d}" for k, (c, d) in sorted(bad.items())))
+
+
+def check_no_spurious_reingest(calls_before: int, calls_after: int, unchanged: int) -> Verdict:
+    """A scan with no changed source makes no ingest model call."""
+    if calls_after == calls_before:
+        return Verdict.ok()
+    return Verdict.violated(f"{calls_after - calls_before} ingest calls for {unchanged} unchanged sources")
+
+
+_STRAY = re.compile(r"^#+\s*$", re.MULTILINE)
+
+
+def check_parsed_page(result: str | None, expected_facts: Iterable[str], summary_empty: bool) -> Verdict:
+    """A written page keeps every fact of the summary's non-question sections, has no stray ``#`` line and
+    no fence line; an empty summary writes nothing."""
+    if summary_empty:
+        return Verdict.ok() if result is None else Verdict.violated(f"empty summary written as {result!r}")
+    if result is None:
+        return Verdict.violated("a non-empty summary was rejected")
+    lost = sorted(set(expected_facts) - extract_facts(result))
+    if lost:
+        return Verdict.violated(f"sections lost: {lost}")
+    if _STRAY.search(result):
+        return Verdict.violated("a stray '#' line remains")
+    if any(ln.startswith("```") for ln in result.splitlines()):
+        return Verdict.violated("a fence line was written verbatim")
+    return Verdict.ok()
+
+
+def check_unambiguous_resolution(res: Resolution) -> Verdict:
+    """A citation resolves to a page only when exactly one note has that stem."""
+    if res.path is not None and len(res.candidates) > 1:
+        return Verdict.violated(f"resolved to {res.path} among {list(res.candidates)}")
+    return Verdict.ok()
+
+
+def check_archive_effects(
+    page: str | None, log_text: str | None, token_calls: int, question: str, error: str | None = None
+) -> Verdict:
+    """An archiving query leaves a page, a log entry and a token-log entry, and does not raise."""
+    missing = []
+    if error:
+        missing.append(f"raised {error}")
+    if page is None:
+        missing.append("no archived page")
+    if f"query | {question}" not in (log_text or ""):
+        missing.append("no log entry")
+    if token_calls == 0:
+        missing.append("no token-log entry")
+    return Verdict.violated(", ".join(missing)) if missing else Verdict.ok()
+
+
+def check_flags_honored(archived: bool, archive_requested: bool, skipped_calls: int) -> Verdict:
+    """``archive`` archives, and an unforced ingest of an unchanged file makes no model call."""
+    bad = []
+    if archive_requested and not archived:
+        bad.append("archive=True did not archive")
+    if skipped_calls:
+        bad.append(f"{skipped_calls} model calls for unchanged files without force")
+    return Verdict.violated("; ".join(bad)) if bad else Verdict.ok()
+
+
+def parsed_sections(result: str | None) -> Sequence[str]:
+    """The headings of a parsed page (for readable details)."""
+    return re.findall(r"^#+ .*$", result or "", re.MULTILINE)
+
+
+__all__ = [
+    "check_answer_supported",
+    "check_archive_effects",
+    "check_context_within",
+    "check_distinct_sources_distinct_pages",
+    "check_done_records_have_pages",
+    "check_flags_honored",
+    "check_index_entries_resolve",
+    "check_no_spurious_reingest",
+    "check_one_page_per_source",
+    "check_parsed_page",
+    "check_relevant_page_loaded",
+    "check_request_has_facts",
+    "check_snapshot_fresh",
+    "check_status_agree",
+    "check_unambiguous_resolution",
+    "check_unique_index_entries",
+    "parse_ingest_response",
+    "parsed_sections",
+]

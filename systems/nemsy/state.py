@@ -1,0 +1,153 @@
+"""Frozen value records of the Nemsy model: ledger records, chat messages, loaded Wiki contexts, results.
+
+The Wiki itself lives in a :mod:`sim.files` tree (pages are files); these records are what operations
+return and what the checkers in :mod:`systems.nemsy.properties` read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The fix switches, one per failure mode of the fidelity note (section 3). The faithful design has none.
+FIX_RELEVANCE = "relevance-selection"
+FIX_DELETE_SYNC = "synchronized-delete"
+FIX_INDEX_UPSERT = "index-upsert"
+FIX_INJECTIVE_NAMES = "injective-names"
+FIX_LEDGER_FAILED = "ledger-failed-status"
+FIX_BOUNDED_INDEX = "shared-context-budget"
+FIX_INVALIDATE_DERIVED = "invalidate-derived"
+FIX_RELOAD_SNAPSHOT = "reload-after-write"
+FIX_SAVE_EVICTED = "summarize-evicted"
+FIX_HASH_STATUS = "hash-status-everywhere"
+FIX_LEDGER_BACKUP = "ledger-backup"
+FIX_STRICT_PARSER = "strict-parser"
+FIX_UNIQUE_RESOLVE = "ambiguous-citation-refused"
+FIX_WEB_FLAGS = "web-honors-flags"
+FIX_REASON_ARCHIVE = "reasoning-tuple-unpacked"
+
+FIXES = (
+    FIX_RELEVANCE, FIX_DELETE_SYNC, FIX_INDEX_UPSERT, FIX_INJECTIVE_NAMES, FIX_LEDGER_FAILED,
+    FIX_BOUNDED_INDEX, FIX_INVALIDATE_DERIVED, FIX_RELOAD_SNAPSHOT, FIX_SAVE_EVICTED, FIX_HASH_STATUS,
+    FIX_LEDGER_BACKUP, FIX_STRICT_PARSER, FIX_UNIQUE_RESOLVE, FIX_WEB_FLAGS, FIX_REASON_ARCHIVE,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Which fixes are switched on (none: the faithful design) and the fixes' own knobs.
+
+    *context_chars* is the shared character budget of :data:`FIX_BOUNDED_INDEX` (upstream has none).
+    """
+
+    fixed: frozenset[str] = frozenset()
+    context_chars: int = 24_000
+
+    def __post_init__(self) -> None:
+        unknown = set(self.fixed) - set(FIXES)
+        if unknown:
+            raise ValueError(f"unknown Nemsy fix(es) {sorted(unknown)}: expected some of {FIXES}")
+
+    def on(self, fix: str) -> bool:
+        """Whether *fix* is switched on."""
+        return fix in self.fixed
+
+    @classmethod
+    def with_fix(cls, *fixes: str, context_chars: int = 24_000) -> Variant:
+        """The faithful design plus *fixes*."""
+        return cls(frozenset(fixes), context_chars)
+
+
+FAITHFUL_VARIANT = Variant()
+
+
+@dataclass(frozen=True)
+class LedgerRecord:
+    """One source's record in ``ingest_log.json`` (version 2), keyed by the source's resolved path."""
+
+    hash: str
+    prev_hash: str | None = None
+    size: int = 0
+    status: str = "done"  # "empty" | "done" (and "failed" under the ledger-failed-status fix)
+    ingest_mode: str | None = "full"
+    ingested_at: tuple[str, ...] = ()
+    wiki_page: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object as upstream writes it."""
+        return {
+            "hash": self.hash,
+            "prev_hash": self.prev_hash,
+            "size": self.size,
+            "status": self.status,
+            "ingest_mode": self.ingest_mode,
+            "ingested_at": list(self.ingested_at),
+            "wiki_page": self.wiki_page,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> LedgerRecord | None:
+        """A record from its JSON object (missing fields: upstream's ``.get`` defaults); None if no dict."""
+        if not isinstance(data, dict):
+            return None
+        at = data.get("ingested_at") or []
+        return cls(
+            hash=str(data.get("hash", "")),
+            prev_hash=data.get("prev_hash"),
+            size=int(data.get("size", 0) or 0),
+            status=str(data.get("status", "")),
+            ingest_mode=data.get("ingest_mode"),
+            ingested_at=tuple(str(x) for x in at) if isinstance(at, list) else (),
+            wiki_page=data.get("wiki_page"),
+        )
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message (``{"role": ..., "content": ...}`` upstream)."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class WikiContext:
+    """One result of ``_load_wiki_context``: the text the model sees and how it was assembled.
+
+    *sections* are ``(relative path, raw content)`` in context order (``index.md`` first when present);
+    *text* is what upstream returns (sections as ``=== path ===\\ncontent`` joined by blank lines, or the
+    empty-wiki text).
+    """
+
+    text: str
+    sections: tuple[tuple[str, str], ...]
+    max_files: int
+    index_chars: int = 0
+
+    @property
+    def pages(self) -> tuple[str, ...]:
+        """The loaded pages (without ``index.md``), in context order."""
+        return tuple(p for p, _ in self.sections if p != "index.md")
+
+    @property
+    def has_index(self) -> bool:
+        """Whether ``index.md`` was loaded."""
+        return any(p == "index.md" for p, _ in self.sections)
+
+
+@dataclass(frozen=True)
+class IngestOutcome:
+    """What the CLI did with one collected source file."""
+
+    path: str
+    status: str  # the hash status it was classified with: new / changed / done / empty (/ failed)
+    action: str  # "ingested", "skipped", "recorded-empty", "error"
+    page: str | None = None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The answer of ``GET /api/wiki/resolve``: the chosen note (None: 404) and every matching note."""
+
+    path: str | None
+    candidates: tuple[str, ...] = field(default=())

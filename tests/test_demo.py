@@ -1,0 +1,24 @@
+"""`memsim demo` (the README's first command) runs end to end on the embedded defaults."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.slow
+def test_demo_runs_end_to_end(tmp_path) -> None:
+    """The demo prints the claims ledger and the benchmark table, and leaves traces and plots behind."""
+    out = tmp_path / "demo"
+
+    proc = subprocess.run([sys.executable, "-m", "sim.cli", "demo", "--out", str(out)], capture_output=True,
+                          text=True, timeout=600)
+
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "claims passed both ways" in proc.stdout
+    assert "context-budget benchmark" in proc.stdout
+    assert "oracle" in proc.stdout
+    assert (out / "bench" / "results.db").exists()
+    assert (out / "bench" / "recall_vs_budget.png").exists()
+    assert (out / "bench" / "tokens_over_time.png").exists()
+    assert sorted(p.suffix for p in (out / "traces").iterdir()) == [".db"] * len(list((out / "traces").iterdir()))
