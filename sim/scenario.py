@@ -153,7 +153,8 @@ def execute(
     if store not in ("memory", "moto", "moto-server") and not store.startswith(("http://", "https://")):
         raise UsageError(f"unknown store {store!r}: expected memory, moto, moto-server or an http(s):// URL")
     run_seed = sc.seed if seed is None else seed
-    sim = Simulation(run_seed, faults=plan, trace_path=trace_path, keep_trace=trace_path is None, root=root)
+    # Scenarios summarize from the in-memory trace, so keep it even when it is also streamed to disk.
+    sim = Simulation(run_seed, faults=plan, trace_path=trace_path, keep_trace=True, root=root)
     sim.trace.set_meta(scenario=name, store=store, params=parsed.model_dump(mode="json"))
     try:
         return sc.run(Context(sim, parsed, store))

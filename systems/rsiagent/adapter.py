@@ -1,0 +1,97 @@
+"""The RSIAgent adapter for the cross-design context-budget benchmark: a target-role Actor loop with WORK LOG
+folding (MEM-RTE-worklog-fold), a frozen bank shown as a names-and-sizes inventory (RT-BAP-actor-method).
+
+Host policy assumed:
+
+* The run is a target (evaluation) run, the only route where upstream folds: the target role's loop
+  settings (``ROLE_DEFAULTS["target"]``) with its character thresholds scaled to the budget. Upstream
+  expresses ``keep_chars`` (500,000), ``ctx_high_water`` (900,000), ``ctx_low_water`` (500,000) and
+  ``worklog_max_chars`` (500,000) in characters; we assume they are sized for a 262,144-token window
+  (900,000 chars ≈ 3.4 chars/token × 262,144), so each is multiplied by ``budget / 262_144``. Pair counts
+  (``history_keep_pairs`` 80, ``fold_batch`` 10, the 6-pair floor) are not scaled.
+* Each workload step is one Actor turn: a short ``PROGRAM:`` reply and the observation as the
+  environment's message. The loop folds after each turn as upstream does; the summarizer keeps every fact
+  token it sees minus ``drawn.lossiness`` of the new ones (stream ``rsiagent.adapter.summarizer``).
+* The frozen bank is attached at the start (a push of a small lesson tree with no workload facts) and is
+  not written during the run (phase-3 freeze, no writeback); the Actor never re-reads it here.
+* No stall occurs, so no restart; the probe question is appended as the last part.
+* The request is: system charter with the bank inventory, ``TASK (verbatim…)`` + WORK LOG as one message
+  (after a fold), the unfolded pairs, any memory-revisit note, and the question. RSIAgent has no token
+  estimator (its budgets are characters), so ``estimate`` is None.
+* Storage: the frozen bank copy, the raw transcript archive (every message appended) and the saved WORK
+  LOG artifact (rewritten at each fold).
+"""
+
+from __future__ import annotations
+
+from sim.engine import Simulation
+from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
+from systems.rsiagent.model import ROLE_DEFAULTS, ActorLoop, inventory_listing
+from systems.rsiagent.policies import Summarizer
+from systems.rsiagent.state import LoopConfig, Message
+
+#: The window we assume upstream's target-role character thresholds were sized for (tokens).
+UPSTREAM_WINDOW_TOKENS = 262_144
+
+FROZEN_BANK = {
+    "INDEX.md": b"Lessons from practice. Read what is relevant; nothing here is privileged.\n",
+    "lessons/verify-before-submit.md": b"Re-probe the machine before submitting; the log may be stale.\n",
+    "tools/probe.py": b"import os\nprint(sorted(os.listdir('.')))\n",
+}
+
+
+def scaled_target(budget: int) -> LoopConfig:
+    """The target role's loop settings with its character thresholds scaled to *budget* tokens."""
+    return ROLE_DEFAULTS["target"].scaled(budget / UPSTREAM_WINDOW_TOKENS)
+
+
+class Adapter:
+    """RSIAgent under the benchmark's workload (see the module docstring for the host policy)."""
+
+    name = "rsiagent"
+
+    def __init__(self, sim: Simulation, budget: int, drawn: Drawn) -> None:
+        self.sim = sim
+        self.budget = budget
+        self.cfg = scaled_target(budget)
+        charter = (
+            "You are the Actor on a target run. Your durable memory at ~/.memory is attached read-only "
+            "evidence; read files through Programs if useful.\nDURABLE MEMORY FILES:\n"
+            + inventory_listing(FROZEN_BANK, "practice")
+        )
+        self.loop = ActorLoop(
+            sim,
+            self.cfg,
+            Summarizer(lossiness=drawn.lossiness),
+            task="Complete the target task; answer questions about values you observed.",
+            agent="actor",
+            system_prompt=charter,
+            env_memory_dir="~/.memory",
+            rng_name="rsiagent.adapter.summarizer",
+        )
+        bank_bytes = sum(len(d) for d in FROZEN_BANK.values())
+        self._durable_bank = bank_bytes
+        self._transcript = 0
+        self._worklog = 0
+        self._written = bank_bytes
+        self._ops = len(FROZEN_BANK)
+
+    def step(self, step: WorkStep) -> ModelRequest:
+        """One Actor turn: the observation joins the history, the loop folds, the context is assembled."""
+        reply = Message("assistant", f"PROGRAM: inspect step {step.index}")
+        env = Message("user", step.observation)
+        folds = self.loop.add_pair(reply, env)
+        added = len(reply.content.encode()) + len(env.content.encode())
+        self._transcript += added
+        self._written += added
+        self._ops += 2
+        for _ in folds:
+            self._worklog = len(self.loop.summary.encode())
+            self._written += self._worklog
+            self._ops += 1
+        parts = tuple(self.loop.context(step.question))
+        return ModelRequest(parts, None, "rsiagent.target.step")
+
+    def storage(self) -> StorageStats:
+        """Frozen bank copy + raw transcript archive + the saved WORK LOG."""
+        return StorageStats(self._durable_bank + self._transcript + self._worklog, self._written, self._ops)

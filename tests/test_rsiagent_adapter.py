@@ -1,0 +1,48 @@
+"""The RSIAgent benchmark adapter: scaled target-role folding, inventory, question, storage."""
+
+from sim.engine import Simulation
+from sim.workload import make_workload
+from systems.rsiagent.adapter import FROZEN_BANK, Adapter, scaled_target
+from systems.rsiagent.model import ROLE_DEFAULTS, inventory_listing
+
+
+def test_thresholds_scale_with_budget_and_pairs_do_not() -> None:
+    """Character thresholds scale by budget/262,144; pair counts stay upstream's."""
+    cfg = scaled_target(262_144)
+    assert cfg == ROLE_DEFAULTS["target"]
+    small = scaled_target(26_214)
+    assert (small.ctx_high_water, small.ctx_low_water, small.keep_chars, small.worklog_max_chars) == (
+        89_999,
+        49_999,
+        49_999,
+        49_999,
+    )
+    assert (small.history_keep_pairs, small.fold_batch) == (80, 10)
+
+
+def test_requests_carry_inventory_log_tail_and_question() -> None:
+    """Each request: charter with the inventory, task (+ WORK LOG after folds), the tail, the question."""
+    wl = make_workload(1, 60)
+    sim = Simulation(1)
+    ad = Adapter(sim, 8000, wl.drawn)
+    reqs = [ad.step(s) for s in wl.steps]
+
+    assert inventory_listing(FROZEN_BANK) in reqs[0].parts[0]
+    assert ad.loop.folds, "the scaled target role folds under an 8k budget"
+    probe = next(i for i, s in enumerate(wl.steps) if s.probe)
+    assert reqs[probe].parts[-1] == wl.steps[probe].question
+    assert all(r.estimate is None and r.route == "rsiagent.target.step" for r in reqs)
+    st = ad.storage()
+    assert st.durable_bytes >= sum(len(s.observation) for s in wl.steps)
+    assert st.bytes_written >= st.durable_bytes and st.ops > len(wl.steps)
+
+
+def test_adapter_is_deterministic() -> None:
+    """The same seed gives the same requests."""
+    wl = make_workload(2, 40)
+
+    def run() -> list[tuple[str, ...]]:
+        ad = Adapter(Simulation(2), 6000, wl.drawn)
+        return [ad.step(s).parts for s in wl.steps]
+
+    assert run() == run()
