@@ -1,0 +1,114 @@
+"""A clock-skewed team of five agents exchanging mail with ``inbox --new`` (Tracecraft).
+
+Covers: RT-RTE-mail-exchange, MEM-OBJ-message-content, MEM-OBJ-inbox-cursor;
+claims tracecraft.skew-hides-mail and tracecraft.future-key-blinds.
+
+Scenario: five agents run as SimPy processes for DURATION_S. Every SEND_EVERY_S (jittered from a
+seeded stream) each agent mails a random teammate, and every READ_EVERY_S it reads ``inbox --new``.
+Their wall clocks are skewed (SKEWS, seconds; a ``skew:AGENT=S`` fault adds to them): one runs ten
+minutes slow, one two minutes slow, one 30 s fast. Keys carry the writer's clock, and the cursor's
+watermark is ``max(ts) - 300 s``, so mail from the slow clock lands below every reader's watermark
+and ``--new`` never shows it, while a plain ``inbox`` still lists it. The same team then runs with
+the ``server-order`` fix (keys stamped by the store at PUT). A ``second-reader:AGENT`` fault runs a
+second process reading with that agent's id (one shared cursor). Same output on memory and moto.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.scenario import Context, main
+from systems.tracecraft.model import Tracecraft
+from systems.tracecraft.state import Variant
+
+SYSTEM = "tracecraft"
+SEED = 7
+STORES = ("memory", "moto")
+AGENTS = ("alice", "bob", "carol", "dave", "erin")
+
+
+class Params(BaseModel):
+    """Scenario parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    duration_s: float = Field(120.0, gt=0, le=3600, description="how long the team works (simulated s)")
+    send_every_s: float = Field(20.0, gt=0, description="mean seconds between one agent's sends")
+    read_every_s: float = Field(15.0, gt=0, description="seconds between one agent's inbox --new")
+    skews: dict[str, float] = Field(
+        default_factory=lambda: {"alice": 0.0, "bob": -600.0, "carol": 30.0, "dave": -120.0, "erin": 0.0},
+        description="wall-clock offset per agent (seconds; negative runs slow)",
+    )
+
+
+def _team(ctx: Context, variant: Variant, label: str) -> list[str]:
+    p = ctx.params
+    sim = ctx.sim
+    store = ctx.open_store()
+    try:
+        tc = Tracecraft(sim, store, project="team", variant=variant, latency=0.05)
+        agents = {a: tc.agent(f"{a}") for a in AGENTS}
+        sent: dict[str, list[str]] = {a: [] for a in AGENTS}
+        shown: dict[str, set[str]] = {a: set() for a in AGENTS}
+        rng = sim.rng(f"scenario.skewed_team.{label}")
+        start = sim.now
+        end = start + p.duration_s
+
+        def worker(name: str) -> Any:
+            c = agents[name]
+            next_send = start + rng.uniform(0, p.send_every_s)
+            next_read = start + p.read_every_s
+            while sim.now < end:
+                if sim.now >= next_send:
+                    to = rng.choice([a for a in AGENTS if a != name])
+                    key = yield from c.send(to, f"from {name} at {sim.now:.0f}s")
+                    sent[to].append(key)
+                    next_send = sim.now + rng.uniform(0.5, 1.5) * p.send_every_s
+                if sim.now >= next_read:
+                    shown[name] |= {m.key for m in (yield from c.inbox(new=True))}
+                    next_read = sim.now + p.read_every_s
+                yield sim.timeout(max(0.0, min(next_send, next_read) - sim.now))
+            shown[name] |= {m.key for m in (yield from c.inbox(new=True))}
+
+        def second_reader(name: str) -> Any:  # fault second-reader:AGENT: another process, same agent id
+            c = tc.agent(name, reader="second")
+            while sim.now < end:
+                yield sim.timeout(p.read_every_s * 0.7)
+                shown[name] |= {m.key for m in (yield from c.inbox(new=True))}
+
+        procs = [sim.process(worker(a)) for a in AGENTS]
+        procs += [sim.process(second_reader(a)) for a in AGENTS if sim.faults.second_reader(a)]
+        sim.run(until=sim.env.all_of(procs))
+        out = []
+        hidden_total = 0
+        for a in AGENTS:
+            plain = agents[a].call(agents[a].inbox())
+            hidden = [k for k in sent[a] if k not in shown[a]]
+            hidden_total += len(hidden)
+            senders = sorted({k.split("_")[1] for k in hidden})
+            out.append(
+                f"[{label}] {a:5s} clock {sim.clock(a).offset_ns / 1e9:+6.0f}s: received {len(sent[a]):2d}, "
+                f"plain inbox {len(plain):2d}, --new showed {len(shown[a] & set(sent[a])):2d}, "
+                f"hidden {len(hidden):2d}" + (f" (from {', '.join(senders)})" if senders else "")
+            )
+        total = sum(len(v) for v in sent.values())
+        out.append(f"[{label}] team: {total} messages, {hidden_total} never shown by --new")
+        return out
+    finally:
+        store.close()
+
+
+def run(ctx: Context) -> list[str]:
+    """Run the faithful team, then the team with server-order keys."""
+    for a in AGENTS:
+        if not ctx.sim.faults.armed("skew", a):
+            ctx.sim.clock(a).skew(ctx.params.skews.get(a, 0.0))
+    out = _team(ctx, Variant(), "faithful")
+    out += _team(ctx, Variant.with_fix("server-order"), "fixed")
+    return out
+
+
+if __name__ == "__main__":
+    main(__name__)

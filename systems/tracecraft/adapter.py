@@ -1,0 +1,113 @@
+"""Tracecraft's adapter for the cross-design context-budget benchmark (request-led read-back).
+
+Tracecraft has no context manager of its own: what reaches the model is whatever the host asks the CLI
+for (MEM-RTE-evaluator-readback's sibling, the shipped agent prompt RT-BAP-agent-prompt: "after memory
+set → memory get"). The adapter therefore states a **host policy** and runs it through the model's real
+operations on the in-memory object store:
+
+* **Write side.** Each observation is appended to the host's claude-code session file as one JSONL line
+  and mirrored (``session mirror``: redaction, a part, a meta rebuild, the local cursor). Each fact token
+  the observation introduces is saved with ``memory set <FACT-id> <token>`` by a seeded saver that drops
+  a ``drawn.lossiness`` fraction of them (stream ``tracecraft.adapter.summarizer``).
+* **Maintenance.** Every ``COMPACT_EVERY`` flushes the host runs ``session compact`` (bytes unchanged).
+* **Read side (the request).** A fixed system prompt; the ``inbox --new`` output (the benchmark has no
+  teammates, so it is the empty read a host still makes); ``memory get`` of the last ``MEMORY_KEYS``
+  keys the host set, newest last; then ``session show --tail N`` lines, newest first, as many whole
+  lines as fit in what the budget leaves (exact cl100k counts: Tracecraft has no estimator, so the
+  request's ``estimate`` is None); then the step's question when it is a probe.
+
+Each step advances the simulation clock by one second.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sim.engine import Simulation
+from sim.files import MemoryTree
+from sim.objects import MemoryStore
+from sim.text import extract_facts
+from sim.tokens import count_tokens
+from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
+from systems.tracecraft.model import FileTailHarness, Tracecraft
+from systems.tracecraft.policies import SaveFacts
+
+SYSTEM_PROMPT = (
+    "You are a coding agent on a Tracecraft team. Shared memory, mail and the mirrored session transcript "
+    "below were read back with the tracecraft CLI. Answer from them."
+)
+MEMORY_KEYS = 20  # host policy: memory get of the last 20 keys it set
+TAIL_LINES = 60  # host policy: session show --tail 60, then as many newest lines as fit
+COMPACT_EVERY = 50  # host policy: session compact every 50 flushes (storage maintenance)
+SESSION = "bench-session"
+
+
+class Adapter:
+    """The Tracecraft host policy above, on the model's real operations (in-memory store)."""
+
+    name = "tracecraft"
+
+    def __init__(self, sim: Simulation, budget: int, drawn: Drawn) -> None:
+        self.sim = sim
+        self.budget = budget
+        self.drawn = drawn
+        self.store = MemoryStore()
+        self.tc = Tracecraft(sim, self.store, project="bench")
+        self.home = MemoryTree(mtime=sim.clock("host").seconds)
+        self.harness = FileTailHarness("claude-code", self.home)
+        self.host = self.tc.agent("host", home=self.home)
+        self.path = self.harness.session_path(SESSION)
+        self.keys: list[str] = []
+        self.saver = SaveFacts(drawn.lossiness, sim.rng("tracecraft.adapter.summarizer"))
+        self._fixed = count_tokens(SYSTEM_PROMPT)
+
+    def step(self, step: WorkStep) -> ModelRequest:
+        """Mirror the observation, save its facts, and assemble the read-back request."""
+        self.sim.run(until=self.sim.now + 1)
+        line = json.dumps(
+            {"role": "tool", "step": step.index, "content": step.observation}, ensure_ascii=False
+        )
+        self.home.append_bytes(self.path, (line + "\n").encode("utf-8"), clock=self.host.clock.seconds)
+        self.host.call(self.host.mirror(self.harness, SESSION))
+        if step.index % COMPACT_EVERY == COMPACT_EVERY - 1:
+            self.host.call(self.host.session_compact(SESSION))
+        for token in step.facts:
+            if not self.saver.keep(token):
+                continue
+            key = token.split("=", 1)[0]
+            self.host.call(self.host.memory_set(key, token))
+            if key in self.keys:
+                self.keys.remove(key)
+            self.keys.append(key)
+        inbox = [m.render() for m in self.host.call(self.host.inbox(new=True))]
+        parts = [SYSTEM_PROMPT, "inbox --new:\n" + ("\n".join(inbox) or "(no new messages)")]
+        memory = [f"{k}: {self.host.call(self.host.memory_get(k))}" for k in self.keys[-MEMORY_KEYS:]]
+        parts.append("memory:\n" + "\n".join(memory))
+        tail_parts: list[str] = []
+        left = self.budget - self._fixed - sum(count_tokens(p) for p in parts[1:])
+        if step.question:
+            left -= count_tokens(step.question)
+        _, lines = self.host.call(self.host.session_show(SESSION, tail=TAIL_LINES))
+        self.host.stdout.clear()
+        for ln in reversed(lines):
+            cost = count_tokens(ln)
+            if cost > left:
+                break
+            tail_parts.append(ln)
+            left -= cost
+        parts += list(reversed(tail_parts))
+        if step.question:
+            parts.append(step.question)
+        return ModelRequest(parts=tuple(parts), estimate=None, route="tracecraft.readback")
+
+    def storage(self) -> StorageStats:
+        """Durable bytes in the bucket, bytes PUT, and store operations."""
+        return StorageStats(
+            durable_bytes=self.store.total_bytes(),
+            bytes_written=self.tc.bucket.bytes_written,
+            ops=sum(self.store.ops.values()),
+        )
+
+    def facts_in_memory(self) -> frozenset[str]:
+        """The fact ids saved in shared memory (for tests)."""
+        return frozenset(f for k in self.keys for f in extract_facts(k + "=x"))

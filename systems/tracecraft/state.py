@@ -1,0 +1,97 @@
+"""Tracecraft value records: the variant switch, sessions found by a harness, inbox lines and flushes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Every named fix (one per failure mode of the fidelity note §3); the faithful design enables none.
+FIXES = (
+    "state-scoped",  # 1: mirror state keyed by (backend, bucket, project, harness, sid); reset on mismatch
+    "stop-keeps-cursor",  # 2: stop marks the state ended instead of deleting it; followers stop
+    "mirror-intent",  # 3: a write-ahead intent in the state; the retry asks the bucket whether it landed
+    "line-aligned",  # 4: flush only whole lines, so redaction never sees a split secret
+    "compact-manifest",  # 5: meta is the manifest; merged entry records what it covers
+    "meta-cas",  # 6: meta is compare-and-put with retry; rebuilds keep unknown keys
+    "part-cond-put",  # 7: a conditional PUT on a name derived from the flush's start cursor
+    "part-seq-wide",  # 8: part-(\d{5,}) with a numeric sort
+    "seen-cap-watermark",  # 9: a truncated seen list raises the watermark to the largest evicted key
+    "server-order",  # 10: keys stamped by the store's clock at PUT (LastModified order)
+    "future-guard",  # 11: keys stamped after now + grace are ignored; horizon = min(max_ts, now) - grace
+    "reader-cursor",  # 12: one cursor per reader process
+    "validate-agent",  # 13: agent ids validated at config load with the recipient rules
+    "history-is-live",  # 14: the live value is defined as the newest snapshot
+    "history-worm",  # 14b: the backend refuses overwrite/delete under memory/_history/ (object lock)
+    "claim-lease",  # 15: claims are leases (expiry, takeover) and force rewrites the claim
+    "claim-refuses-terminal",  # 16: claim refuses a step whose status is complete
+    "handoff-first",  # 17: the handoff is PUT first and status references it
+    "handoff-reader",  # 18: wait-for returns the handoffs of the steps it waited for
+    "heartbeat-refresh",  # 19: every command refreshes agents/<id>.json
+    "require-harness",  # 20a: show/stop/compact refuse an ambiguous session id
+    "artifact-namespace",  # 20b: step artifacts under artifacts/steps/<raw id>/, the pool reserved
+    "conditional-backend",  # 21: claims on a backend with a real conditional PUT
+)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Which fixes are switched on (the faithful design: none)."""
+
+    fixed: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        unknown = set(self.fixed) - set(FIXES)
+        if unknown:
+            raise ValueError(f"unknown tracecraft fixes: {sorted(unknown)}")
+
+    def has(self, fix: str) -> bool:
+        """Whether *fix* is switched on."""
+        return fix in self.fixed
+
+    @classmethod
+    def with_fix(cls, *fixes: str) -> Variant:
+        """A variant with exactly *fixes* on."""
+        return cls(frozenset(fixes))
+
+
+FAITHFUL_VARIANT = Variant()
+
+
+@dataclass(frozen=True)
+class Session:
+    """A host session a harness found: its id, source path (or DB path) and mtime."""
+
+    harness: str
+    session_id: str
+    path: str
+    mtime: float = 0.0
+    cwd: str = ""
+
+
+@dataclass(frozen=True)
+class InboxLine:
+    """One printed inbox line and the message key it came from."""
+
+    key: str
+    kind: str  # "direct" | "broadcast"
+    sender: str
+    sent_at: str
+    message: str
+    step: str | None = None
+
+    def render(self) -> str:
+        """``[<sent_at>] (<kind>) <from>[ [step X]]: <message>``."""
+        step = f" [step {self.step}]" if self.step else ""
+        return f"[{self.sent_at}] ({self.kind}) {self.sender}{step}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Flush:
+    """The outcome of one ``_mirror_once``: what was uploaded (or why nothing was)."""
+
+    status: str  # "uploaded" | "nothing new" | "conflict" | "resumed"
+    seq: int | None = None
+    key: str | None = None
+    cursor_range: tuple[int, int] | None = None
+    source_bytes: int = 0
+    uploaded_bytes: int = 0
+    redactions: dict[str, int] = field(default_factory=dict)
