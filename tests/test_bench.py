@@ -58,8 +58,16 @@ def test_outputs_are_written(tmp_path) -> None:
     paths = bench.write_outputs(rows, tmp_path)
 
     names = sorted(p.name for p in paths)
-    assert names == sorted(["results.db", "results.csv", "aggregate.csv", "tokens_over_time.png",
-                            "recall_vs_budget.png", "overflow_vs_budget.png"])
+    assert names == sorted(
+        [
+            "results.db",
+            "results.csv",
+            "aggregate.csv",
+            "tokens_over_time.png",
+            "recall_vs_budget.png",
+            "overflow_vs_budget.png",
+        ]
+    )
     with open(tmp_path / "results.csv") as fh:
         assert len(list(csv.DictReader(fh))) == 2
 
@@ -69,7 +77,8 @@ def test_local_processes_match_serial() -> None:
     tasks = bench.tasks_for(["oracle"], [3000, 9000], 2, 12)
 
     assert _strip(bench.run_sweep(tasks, workers=2, progress=False)) == _strip(
-        bench.run_sweep(tasks, progress=False))
+        bench.run_sweep(tasks, progress=False)
+    )
 
 
 @pytest.mark.slow

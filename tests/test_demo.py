@@ -11,8 +11,12 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     """The demo prints the claims ledger and the benchmark table, and leaves traces and plots behind."""
     out = tmp_path / "demo"
 
-    proc = subprocess.run([sys.executable, "-m", "sim.cli", "demo", "--out", str(out)], capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sim.cli", "demo", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "claims passed both ways" in proc.stdout
@@ -21,4 +25,6 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     assert (out / "bench" / "results.db").exists()
     assert (out / "bench" / "recall_vs_budget.png").exists()
     assert (out / "bench" / "tokens_over_time.png").exists()
-    assert sorted(p.suffix for p in (out / "traces").iterdir()) == [".db"] * len(list((out / "traces").iterdir()))
+    assert sorted(p.suffix for p in (out / "traces").iterdir()) == [".db"] * len(
+        list((out / "traces").iterdir())
+    )
