@@ -425,6 +425,10 @@ def plot(rows: list[dict[str, Any]], agg: list[dict[str, Any]], out: Path) -> li
         if r["seed"] == seed0 and r["budget"] == b_mid:
             ax.plot([s[0] for s in r["series"]], [s[1] for s in r["series"]], label=r["design"], lw=1)
     ax.axhline(b_mid, color="k", ls="--", lw=0.8, label=f"provider window {b_mid:,}")
+    shown = [r for r in rows if r["seed"] == seed0 and r["budget"] == b_mid]
+    if shown:
+        load_steps = json.loads(shown[0]["drawn"])["steps"]
+        ax.axvspan(load_steps, shown[0]["steps"], color="0.9", label="calm tail (liveness)")
     ax.set_xlabel("step")
     ax.set_ylabel("request tokens (exact cl100k)")
     ax.set_yscale("log")
