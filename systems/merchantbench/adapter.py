@@ -1,0 +1,85 @@
+"""The context-budget benchmark adapter for MerchantBench: the workload through the ReAct baseline.
+
+Mapping: each workload step is one env tick; its observation (with the probe question appended at a
+probe) is the user message of ``_drive_step``, and the step runs the real ReAct loop of
+:class:`~systems.merchantbench.model.ReactAgent` against a :class:`~systems.merchantbench.model.MerchantEnv`
+on an in-memory tree, with B = *budget*, T = *budget* and K = ``round(budget * 30 / 160)`` (the
+160k/160k/30k defaults scaled with the window). The provider reports the exact cl100k count of the whole
+request (system prompt, tool schemas, messages) as ``usage.prompt_tokens``, which drives the trigger.
+
+Host policy (the model stand-in, :class:`~systems.merchantbench.policies.SavePolicy`):
+
+* **save on the reminder**: when a compaction reminder is visible, the model calls ``read_memory_doc``,
+  then ``write_memory_doc`` with every fact token it can see (the read result included), minus
+  ``drawn.lossiness`` of them (stream ``merchantbench.adapter.summarizer``);
+* **read on probe**: upstream never loads the document into the prompt by itself, so at a probe step the
+  model calls ``read_memory_doc`` first and answers on the next hop; the request returned for the step
+  is the last hop's (the one the answer is made from), which then holds the read result if it survived
+  the trim;
+* otherwise the model replies without tool calls (an end-of-step carrying a short note).
+
+The returned :class:`~sim.workload.ModelRequest` has one part per message of that request plus the
+system prompt and the tool schemas, and the design's own estimate (system message plus trimmed history,
+chars/4 style; the tool schemas are not in it, as upstream).
+"""
+
+from __future__ import annotations
+
+from sim.engine import Simulation
+from sim.files import MemoryTree
+from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
+from systems.merchantbench.model import MerchantEnv, ReactAgent
+from systems.merchantbench.policies import SavePolicy
+from systems.merchantbench.state import ReactConfig
+
+SYSTEM_PROMPT = (
+    "You run an online shop in MerchantBench. Each hour you receive an observation. Use the tools; keep "
+    "long-term notes with write_memory_doc and recover them with read_memory_doc. End every hour with "
+    "end_of_step."
+)
+
+
+class _CountingTree(MemoryTree):
+    """An in-memory tree that also counts the bytes written (for write amplification)."""
+
+    def __init__(self, *args: object, **kw: object) -> None:
+        super().__init__(*args, **kw)  # type: ignore[arg-type]
+        self.bytes_written = 0
+
+    def _write(self, path: str, data: bytes, append: bool) -> None:
+        self.bytes_written += len(data)
+        super()._write(path, data, append)
+
+
+class Adapter:
+    """MerchantBench's ReAct baseline with the memory document, scaled to the window *budget*."""
+
+    name = "merchantbench"
+
+    def __init__(self, sim: Simulation, budget: int, drawn: Drawn) -> None:
+        self.sim = sim
+        self.tree = _CountingTree(mtime=sim.clock("server").seconds)
+        self.env = MerchantEnv(sim, self.tree)
+        policy = SavePolicy(
+            save="reminder",
+            read_on_probe=True,
+            lossiness=drawn.lossiness,
+            rng=sim.rng("merchantbench.adapter.summarizer"),
+        )
+        config = ReactConfig(context_window=budget, trigger=budget, keep=round(budget * 30 / 160))
+        self.agent = ReactAgent(sim, self.env, "agent_0", policy, config=config, record_every=0)
+        self.agent.brief(SYSTEM_PROMPT)
+        if drawn.skew_s:
+            sim.clock("agent_0").skew(drawn.skew_s)
+
+    def step(self, step: WorkStep) -> ModelRequest:
+        """Run one env tick of the ReAct loop; the request of its last hop."""
+        text = f"Day {step.index // 24 + 1}, Hour {step.index % 24}\n{step.observation}"
+        if step.probe:
+            text += "\n" + step.question
+        self.agent.run_step(text, needed=(step.probe,) if step.probe else ())
+        return ModelRequest(tuple(self.agent.last_parts), self.agent.last_request_estimate, "react.hop")
+
+    def storage(self) -> StorageStats:
+        """Durable bytes under the run directory, bytes written (documents, histories, step traces)."""
+        return StorageStats(self.tree.total_bytes(), self.tree.bytes_written, self.tree.ops)

@@ -1,0 +1,320 @@
+"""MerchantBench fidelity: operations, simplifications, record coverage, note/report differences."""
+
+from __future__ import annotations
+
+from sim.fidelity import Coverage, Operation
+from systems.merchantbench import faults as fp
+
+T_PURE = "tests/test_merchantbench_pure.py"
+T_MEM = "tests/test_merchantbench_memory.py"
+T_REACT = "tests/test_merchantbench_react.py"
+T_PROP = "tests/test_merchantbench_properties.py"
+T_CLAIMS = "tests/test_claims_registry.py"
+
+
+def _claim(cid: str) -> str:
+    return f"{T_CLAIMS}::test_faithful_design_yields_a_counterexample[merchantbench.{cid}]"
+
+
+OPERATIONS: list[Operation] = [
+    Operation(
+        "safe_agent_id",
+        ("MEM-OBJ-memory-doc",),
+        "file-name form of an agent id: runs outside [A-Za-z0-9_.-] to '_', strip '._', 'agent' if empty",
+    ),
+    Operation(
+        "write_memory_doc",
+        ("MEM-OBJ-memory-doc", "MEM-OBJ-memory-history", "MEM-RTE-document-write"),
+        "str-coerce, 256 KiB limit, overwrite the document in place, then append a history entry",
+        (
+            fp.WRITE_DOC_PARTIAL,
+            fp.WRITE_DOC_AFTER_DOCUMENT,
+            fp.WRITE_DOC_HISTORY_APPEND,
+            fp.WRITE_DOC_BEFORE_REPLACE,
+        ),
+    ),
+    Operation(
+        "read_memory_doc",
+        ("MEM-RTE-document-read",),
+        "the whole latest document with universal newlines; missing or empty: '' and 0 bytes",
+    ),
+    Operation(
+        "next_memory_version",
+        ("MEM-OBJ-memory-history",),
+        "1 + substring counts of the current and legacy markers anywhere in the history file",
+    ),
+    Operation(
+        "act",
+        ("RT-RTE-act-gate", "RT-CLM-http-controls"),
+        "POST /act: 410/425/429/400 admission, 409 idempotency precheck, dispatch, live step trace",
+    ),
+    Operation(
+        "write_step_live / write_step_index",
+        ("MEM-OBJ-step-traces",),
+        "t_NNNNN.json by temp file + os.replace, after every act and at hook close",
+        (fp.STEP_TRACE_BEFORE_REPLACE,),
+    ),
+    Operation(
+        "read_step_index", ("MEM-RTE-trace-inspection",), "a step's JSON, None when missing or corrupt"
+    ),
+    Operation(
+        "read_hermes_trace",
+        ("MEM-RTE-trace-inspection",),
+        "Hermes state.db read-only: session lineage, active rows, Day/Hour steps, system prompt",
+    ),
+    Operation(
+        "delete_run",
+        ("MEM-RTE-run-withdrawal",),
+        "stop the worker, drop runtime, remove the whole run directory (12 attempts)",
+        (fp.DELETE_RUN_RMTREE,),
+    ),
+    Operation(
+        "release_terminal_runtime",
+        ("MEM-RTE-run-withdrawal",),
+        "unload: drop the in-memory runtime of a finished/stopped run; files remain, /act 410",
+    ),
+    Operation(
+        "estimate_tokens / message_token_estimate",
+        ("RT-RTE-context-trim",),
+        "max(1, (ascii + 2*non_ascii)//4) of the sorted JSON; a message costs that plus 4",
+    ),
+    Operation(
+        "_trim_messages_to_token_budget",
+        ("RT-RTE-context-trim", "MEM-OBJ-history"),
+        "newest always kept, contiguous suffix, leading tool messages dropped (incremental ledger)",
+    ),
+    Operation(
+        "_maybe_add_compaction_reminder",
+        ("RT-RTE-context-trim", "RT-RTE-react-loop"),
+        "fire on reported prompt tokens (else untrimmed estimate) >= T: pending reminder or notice",
+    ),
+    Operation(
+        "_compact_history_if_pending",
+        ("RT-RTE-context-trim", "MEM-OBJ-history"),
+        "after every successful act: history = trim(history, K), reset reported tokens",
+    ),
+    Operation(
+        "_drive_step",
+        ("RT-RTE-react-loop",),
+        "observation, hops of trigger/request/LLM/act; 425 truncation; forced end-of-step paths",
+    ),
+    Operation("_remember_act", ("MEM-OBJ-history",), "EOS-only acts keep just the assistant content"),
+    Operation("_sanitize_message_for_llm", ("RT-RTE-react-loop",), "tool-call arguments fixed in a copy"),
+    Operation(
+        "Forbidden redaction",
+        ("RT-RTE-react-loop",),
+        "one-shot in-place redaction of the last tool group, then one retry",
+    ),
+    Operation(
+        "_act_context",
+        ("MEM-CLM-telemetry-limits",),
+        "tokens (reported, else request estimate), compacted while pending, health counters",
+    ),
+]
+
+NOT_MODELED: list[str] = [
+    "Simulator domain state (products, orders, cash), observation assembly, scoring and leaderboards: the "
+    "workload supplies the observation text.",
+    "Snapshots, dashboard replay and SQLite rehydration (MEM-CLM-state-boundary): none restores "
+    "ReAct history.",
+    "External Hermes: profile preparation, compression and skills (RT-RTE-hermes-launch); only the state.db "
+    "reader and the tool denylist of the Hermes overlay are modeled.",
+    "Hosted evaluation (RT-RTE-hosted-eval) and the human playground editor (same document routes).",
+    "Worker threads, the bootstrap process, leases and PRAGMA wal_checkpoint: a run stops cleanly or is "
+    "'stuck'.",
+    "env.lock contention: SimPy runs one process at a time, so every /act is already serialized.",
+    "Chat-template tokens: the provider count is cl100k of role, content and tool-call name/arguments per "
+    "message, plus the system prompt and the tool schemas' canonical JSON.",
+    "Claude cache breakpoints and extra_body: the system prompt is counted but not sent as a message.",
+    "A Crash inside /act is reported to the agent as HTTP 500 (the server restarted); no process restart.",
+    "Directory fsyncs and case-insensitive filesystems other than by the casefold_paths switch.",
+    "Legacy realshop history entries are assumed to share the current entry framing (framed-versions fix).",
+    "Multi-agent hooks beyond 'the hook closes when every agent ended its step'.",
+    "max_steps and CLI/env overrides of B, T, K: they are ReactConfig fields.",
+    "The 50 ms wait between delete_run's 12 removal attempts (delete_run is a synchronous call).",
+    "max_hook_seconds: a hook that closes on time is an injected 425 from the FaultSchedule.",
+    "Flask's <agent_id> route converter (ids with '/' unreachable over HTTP): the model accepts any id.",
+]
+
+DIFFERENCES: list[str] = [
+    "Revision: the report cites d9e5bd75 (unreadable); the fidelity note and this model follow 47eafeae. "
+    "39d61122 counts only the current marker; 1054108a has no realshop- Hermes fallback; older deletion "
+    "calls rmtree once (modeled: 12 attempts).",
+    "The report's 'unload' is modeled as release_terminal_runtime, the only such method the note found.",
+    "The report says the version count covers current and legacy markers; the note adds that the count is "
+    "over the whole file, bodies included (version inflation, modeled).",
+    "The report says there is no provider-token ceiling; the note adds that the trigger may never fire "
+    "(silent slide) depending on the provider's tokenizer: modeled as ReactAgent(provider_tokenizer=...). "
+    "With English prose and cl100k the reported tokens of a request trimmed to B stay near 0.83*B < T.",
+    "Silent-slide fix: the note suggests T below the provider budget; that alone still drops silently when "
+    "the next message is large (kept total far below T). The model's fix fires on max(reported tokens, "
+    "untrimmed history estimate) with T <= B, which warns before any trim drops.",
+    "The report treats the Forbidden redaction as filtering raw context; the note shows it is permanent in "
+    "history (modeled, claim forbidden-erases-read).",
+]
+
+RECORDS: dict[str, Coverage] = {
+    "MEM-BAP-document-guidance": Coverage(
+        (
+            "model.TOOL_SCHEMAS read_memory_doc description",
+            "policies.SavePolicy read_on_probe",
+            "adapter.Adapter read-on-probe host policy",
+        ),
+        (
+            f"{T_MEM}::test_both_tools_are_in_the_schemas",
+            f"{T_PROP}::test_adapter_runs_the_workload",
+            _claim("orphaned-read-result"),
+        ),
+    ),
+    "MEM-CLM-state-boundary": Coverage(
+        not_modeled=(
+            "simulator snapshots, dashboard replay and SQLite rehydration hold domain state and never "
+            "restore "
+            "ReAct history; the model has no domain state (the ReAct history is never rebuilt, as modeled)"
+        )
+    ),
+    "MEM-CLM-telemetry-limits": Coverage(
+        ("ReactAgent.act_context", "MerchantEnv.trace_index", "compact op in the trace"),
+        (
+            f"{T_REACT}::test_reminder_then_write_compacts_after_the_act",
+            f"{T_REACT}::test_context_tokens_reported_else_request_estimate",
+            f"{T_MEM}::test_trace_index_counts_compacted_turns",
+            _claim("traces-not-reloaded"),
+        ),
+    ),
+    "MEM-OBJ-history": Coverage(
+        ("model.History (incremental ledger)", "ReactAgent.history", "ReactAgent.remember_act"),
+        (
+            f"{T_PURE}::test_incremental_trim_equals_upstream_trim",
+            f"{T_REACT}::test_history_ledger_matches_a_recount",
+            f"{T_REACT}::test_no_tool_call_becomes_eos_and_only_content_is_kept",
+            _claim("suffix-eviction"),
+            _claim("large-save-empties-history"),
+        ),
+    ),
+    "MEM-OBJ-memory-doc": Coverage(
+        ("model.safe_agent_id", "MerchantEnv.memory_doc_path", "MerchantEnv.write_memory_doc"),
+        (
+            f"{T_PURE}::test_safe_agent_id_collisions_to_agent_0",
+            f"{T_MEM}::test_paths_under_the_run_directory",
+            f"{T_MEM}::test_agents_have_separate_documents",
+            _claim("id-aliasing"),
+            _claim("index-aliasing"),
+        ),
+    ),
+    "MEM-OBJ-memory-history": Coverage(
+        ("model.history_entry", "model.next_memory_version", "MerchantEnv._append_memory_history"),
+        (
+            f"{T_MEM}::test_two_writes_make_two_versions",
+            f"{T_MEM}::test_legacy_marker_makes_version_2",
+            f"{T_PURE}::test_next_memory_version_examples",
+            _claim("version-inflation"),
+        ),
+    ),
+    "MEM-OBJ-step-traces": Coverage(
+        ("MerchantEnv.write_step_live", "MerchantEnv.write_step_index", "faults.STEP_TRACE_BEFORE_REPLACE"),
+        (
+            f"{T_MEM}::test_step_trace_shape_live_then_final",
+            f"{T_MEM}::test_crash_before_trace_replace_leaves_the_temp_file",
+            _claim("traces-not-reloaded"),
+        ),
+    ),
+    "MEM-RTE-document-read": Coverage(
+        ("MerchantEnv.read_memory_doc",),
+        (
+            f"{T_MEM}::test_first_read_is_empty",
+            f"{T_MEM}::test_crlf_comes_back_as_lf",
+            _claim("crlf-not-preserved"),
+            _claim("orphaned-read-result"),
+        ),
+    ),
+    "MEM-RTE-document-write": Coverage(
+        ("MerchantEnv.write_memory_doc", "faults.WRITE_DOC_*"),
+        (
+            f"{T_MEM}::test_write_then_read_round_trips_with_utf8_bytes",
+            f"{T_MEM}::test_size_limit_allows_exactly_262144",
+            f"{T_MEM}::test_crash_between_document_and_history_leaves_unrecorded_document",
+            _claim("overwrite-then-append"),
+        ),
+    ),
+    "MEM-RTE-run-withdrawal": Coverage(
+        ("RunRegistry.delete_run", "RunRegistry.release_terminal_runtime"),
+        (f"{T_MEM}::test_delete_run_removes_everything_together", f"{T_MEM}::test_unload_drops_runtime_only"),
+    ),
+    "MEM-RTE-trace-inspection": Coverage(
+        ("MerchantEnv.read_step_index", "model.read_hermes_trace"),
+        (
+            f"{T_MEM}::test_read_step_index_missing_or_corrupt_is_none",
+            f"{T_MEM}::test_hermes_reader_active_rows_and_prompt",
+            f"{T_MEM}::test_hermes_reader_include_compacted",
+        ),
+    ),
+    "RT-BAP-brief-guidance": Coverage(
+        ("ReactAgent.brief",), (f"{T_REACT}::test_system_prompt_outside_history_and_first_brief_only",)
+    ),
+    "RT-CLM-http-controls": Coverage(
+        ("MerchantEnv.act idempotency key and fingerprint",),
+        (
+            f"{T_MEM}::test_idempotent_replay_and_conflict",
+            f"{T_MEM}::test_act_rejections",
+            _claim("reused-call-id"),
+        ),
+    ),
+    "RT-CMP-openai-model": Coverage(
+        ("policies.SavePolicy", "policies.ScriptedModel", "ReactAgent._call_llm (provider count, errors)"),
+        (
+            f"{T_REACT}::test_provider_count_is_exact_cl100k_of_the_whole_request",
+            f"{T_REACT}::test_allocation_quota_nine_calls_then_exhausted",
+            _claim("no-provider-ceiling"),
+        ),
+    ),
+    "RT-OBJ-system-brief": Coverage(
+        ("ReactAgent.system_prompt",),
+        (f"{T_REACT}::test_system_prompt_outside_history_and_first_brief_only",),
+    ),
+    "RT-OBJ-tool-registry": Coverage(
+        ("model.TOOL_SCHEMAS", "MerchantEnv.offered_tools", "MerchantEnv.tool_denylist"),
+        (f"{T_MEM}::test_both_tools_are_in_the_schemas", f"{T_MEM}::test_denied_tools"),
+    ),
+    "RT-RTE-act-gate": Coverage(
+        ("MerchantEnv.act",),
+        (
+            f"{T_MEM}::test_act_rejections",
+            f"{T_MEM}::test_closed_hook_admits_only_pure_end_of_step",
+            _claim("reminder-lost-on-425"),
+        ),
+    ),
+    "RT-RTE-context-trim": Coverage(
+        (
+            "model.trim_messages_to_token_budget",
+            "History.trim_start",
+            "ReactAgent.maybe_add_compaction_reminder",
+            "ReactAgent.compact_history_if_pending",
+        ),
+        (
+            f"{T_PURE}::test_trim_budget_150_example_orphans_and_drops_the_read",
+            f"{T_REACT}::test_119_reported_tokens_do_not_fire_trigger_120",
+            _claim("silent-slide"),
+        ),
+    ),
+    "RT-RTE-hermes-launch": Coverage(
+        not_modeled=(
+            "Hermes profile setup, compression settings and skills are external; only the overlay's "
+            "denial of "
+            "the document tools (MerchantEnv tool_denylist) and the state.db reader are modeled"
+        )
+    ),
+    "RT-RTE-hosted-eval": Coverage(
+        not_modeled=("terminal evaluation keeps operator-facing results; no memory route to model")
+    ),
+    "RT-RTE-react-loop": Coverage(
+        ("ReactAgent.drive_step", "ReactAgent.force_end_of_step", "ReactAgent._redact_last_tool_group"),
+        (
+            f"{T_REACT}::test_425_truncates_history_but_keeps_pending_and_reminder_copy",
+            f"{T_REACT}::test_forbidden_redacts_last_tool_group_in_place_and_retries_without_sleep",
+            f"{T_REACT}::test_500_forces_an_act_error_eos",
+            _claim("forced-eos-compacts"),
+            _claim("forbidden-erases-read"),
+        ),
+    ),
+}

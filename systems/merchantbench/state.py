@@ -1,0 +1,157 @@
+"""Frozen value records of the MerchantBench model: the variant switch, LLM replies, act outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# -- fix names (each failure mode's minimal fix is a switch; the faithful design has none) -------------
+COMPACT_AFTER_SAVE = "compact-after-save"
+"""Keep a pending compaction until a ``write_memory_doc`` succeeds in the same cycle (modes 1 and 6)."""
+GROUP_TRIM = "group-trim"
+"""Trim call/result groups atomically; truncate an oversized newest group instead of dropping it (mode 2)."""
+PIN_OBSERVATION = "pin-observation"
+"""Always keep the latest observation (and any reminder after it) in a trim result (mode 3)."""
+PROVIDER_BUDGET = "provider-budget"
+"""Trim in provider tokens to window - system - tools - reserve; clip a lone oversized message (mode 4)."""
+TRIGGER_UNTRIMMED = "trigger-untrimmed"
+"""Fire on max(reported prompt tokens, untrimmed history estimate), so no trim drops silently (mode 4)."""
+RESET_PENDING_ON_425 = "reset-pending-on-425"
+"""After a 425 truncation, clear pending and the pre-assistant copy so the reminder is re-issued (mode 5)."""
+UNIQUE_CALL_KEYS = "unique-call-keys"
+"""Idempotency keys include the act's sequence number, so a reused provider call id is a new call (mode 7)."""
+REDACT_RETRY_COPY = "redact-retry-copy"
+"""The Forbidden retry redacts a copy of the request; ``history`` keeps the tool results (mode 8)."""
+INJECTIVE_IDS = "injective-ids"
+"""Percent-escape agent ids (injective, case-safe) and keep histories in their own directory (mode 9)."""
+FRAMED_VERSIONS = "framed-versions"
+"""Number versions by parsing framed entries (headers plus ``bytes`` lengths), not by substring (mode 10)."""
+ATOMIC_WRITE = "atomic-write"
+"""Append the history entry first, then temp file + replace for the document (mode 11)."""
+RAW_NEWLINES = "raw-newlines"
+"""Read the document with ``newline=""`` so CRLF and CR survive (mode 12)."""
+TRACE_RECALL = "trace-recall"
+"""On a probe whose fact is not in context, reload the matching turns from the step traces (mode 13)."""
+
+FIXES = (
+    COMPACT_AFTER_SAVE, GROUP_TRIM, PIN_OBSERVATION, PROVIDER_BUDGET, TRIGGER_UNTRIMMED,
+    RESET_PENDING_ON_425, UNIQUE_CALL_KEYS, REDACT_RETRY_COPY, INJECTIVE_IDS, FRAMED_VERSIONS,
+    ATOMIC_WRITE, RAW_NEWLINES, TRACE_RECALL,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Which fixes are switched on; the default (no fixes) is the faithful design."""
+
+    fixes: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        unknown = set(self.fixes) - set(FIXES)
+        if unknown:
+            raise ValueError(f"unknown fix names: {sorted(unknown)}")
+
+    def has(self, fix: str) -> bool:
+        """Whether *fix* is switched on."""
+        return fix in self.fixes
+
+    @classmethod
+    def of(cls, *fixes: str) -> Variant:
+        """A variant with exactly *fixes*."""
+        return cls(frozenset(fixes))
+
+
+FAITHFUL_VARIANT = Variant()
+
+
+@dataclass(frozen=True)
+class ReactConfig:
+    """The ReAct baseline's knobs: window B, trigger T, keep K (estimated tokens), hops per step."""
+
+    context_window: int = 160_000
+    trigger: int = 160_000
+    keep: int = 30_000
+    max_hops: int = 30
+    max_steps: int = 2_200
+    model_name: str = "qwen-plus"
+    output_reserve: int = 0
+    llm_latency_s: float = 1.0
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call proposed by the model (``id`` None means the provider gave none)."""
+
+    name: str
+    arguments: Any = "{}"
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One LLM response: text, tool calls, and ``usage.prompt_tokens`` (None when usage is missing)."""
+
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    prompt_tokens: int | None = None
+    reasoning_content: str | None = None
+
+
+@dataclass(frozen=True)
+class HttpError(Exception):
+    """An HTTP error from ``/act`` (410 dead, 425 stale/closed, 429 turns, 400 order, 409 key, 500)."""
+
+    status: int
+    code: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.code}".strip()
+
+
+@dataclass(frozen=True)
+class LLMError(Exception):
+    """A provider error; classified on ``"{type_name}: {message}"``."""
+
+    type_name: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class FaultSchedule:
+    """A provider and server fault schedule keyed by (env tick, hop or act index within the step).
+
+    ``llm`` maps to an LLM error kind (``forbidden``, ``burst``, ``rate``, ``allocation``, ``transient``,
+    ``invalid``, ``unknown``); ``act`` maps to an HTTP status (425, 400, 409, 429, 500);
+    ``no_usage`` lists LLM calls that return no usage.
+    """
+
+    llm: tuple[tuple[int, int, str], ...] = ()
+    act: tuple[tuple[int, int, int], ...] = ()
+    no_usage: tuple[tuple[int, int], ...] = ()
+
+    def llm_fault(self, t: int, call: int) -> str | None:
+        for ft, fc, kind in self.llm:
+            if (ft, fc) == (t, call):
+                return kind
+        return None
+
+    def act_fault(self, t: int, act: int) -> int | None:
+        for ft, fa, status in self.act:
+            if (ft, fa) == (t, act):
+                return status
+        return None
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """How one ReAct step ended: ``done``, ``stale`` (425), ``forced`` (forced EOS) or ``failed``."""
+
+    t: int
+    outcome: str
+    hops: int
+    detail: str = ""
+    compacted: bool = False
+    requests: tuple[int, ...] = field(default=())

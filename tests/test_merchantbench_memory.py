@@ -1,0 +1,541 @@
+"""The memory document tools, /act admission and idempotency, step traces, run deletion and unload, and
+the Hermes state.db reader (MerchantBench), mirroring upstream's own test expectations."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sim.engine import Simulation
+from sim.faults import Crash, FaultPlan, WriteFailed
+from systems.merchantbench import MerchantEnv, RunRegistry, read_hermes_trace
+from systems.merchantbench import faults as fp
+from systems.merchantbench.model import (
+    EOS_CALL,
+    MEMORY_DOC_MAX_BYTES,
+    TOOL_SCHEMAS,
+    indent_json,
+    parse_history_entries,
+    read_memory_doc,
+    write_memory_doc,
+)
+from systems.merchantbench.state import ATOMIC_WRITE, HttpError, Variant
+
+
+def _env(**kw) -> tuple[Simulation, MerchantEnv]:
+    sim = Simulation(0)
+    return sim, MerchantEnv(sim, sim.tree("memory"), **kw)
+
+
+def _call(name: str, args: dict | str = "{}", cid: str = "call_0_0") -> dict:
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": raw}}
+
+
+def _act(env: MerchantEnv, *calls: dict, aid: str = "agent_0") -> dict:
+    return env.act(aid, [{"role": "assistant", "content": None, "tool_calls": list(calls)}], step=env.t)
+
+
+# -- document tools -------------------------------------------------------------------------------------
+def test_both_tools_are_in_the_schemas() -> None:
+    """Upstream: read_memory_doc and write_memory_doc appear in the tool schemas (write requires content)."""
+    names = {s["function"]["name"]: s for s in TOOL_SCHEMAS}
+
+    assert {"read_memory_doc", "write_memory_doc"} <= set(names)
+    assert names["write_memory_doc"]["function"]["parameters"]["required"] == ["content"]
+    assert names["read_memory_doc"]["function"]["parameters"]["additionalProperties"] is False
+
+
+def test_first_read_is_empty() -> None:
+    """Upstream: the first read is {"ok": True, "content": "", "bytes": 0}."""
+    _, env = _env()
+
+    assert read_memory_doc(env, "agent_0") == {"ok": True, "content": "", "bytes": 0}
+
+
+def test_empty_file_reads_as_empty() -> None:
+    """An empty document gives the same result as a missing one."""
+    _, env = _env()
+    write_memory_doc(env, "agent_0", "")
+
+    assert read_memory_doc(env, "agent_0") == {"ok": True, "content": "", "bytes": 0}
+
+
+def test_write_then_read_round_trips_with_utf8_bytes() -> None:
+    """Upstream: a write returns its UTF-8 length and the content reads back exactly."""
+    _, env = _env()
+    body = "# Plan\n- restock té 🙂\n"
+
+    assert write_memory_doc(env, "agent_0", body) == {"ok": True, "bytes": len(body.encode())}
+    assert read_memory_doc(env, "agent_0") == {"ok": True, "content": body, "bytes": len(body.encode())}
+
+
+def test_paths_under_the_run_directory() -> None:
+    """Document and history live under <runs_root>/<run_id>/agent/memory/."""
+    _, env = _env(run_id="r1", runs_root="runs")
+
+    assert env.memory_doc_path("agent 0") == "runs/r1/agent/memory/agent_0.md"
+    assert env.memory_history_path("agent 0") == "runs/r1/agent/memory/agent_0.history.md"
+
+
+def test_two_writes_make_two_versions() -> None:
+    """Upstream: two writes leave 2 markers, versions 1 and 2, step 0, bodies in order."""
+    sim, env = _env()
+    write_memory_doc(env, "agent_0", "first")
+    write_memory_doc(env, "agent_0", "second")
+    text = env.tree.read_text(env.memory_history_path("agent_0"))
+
+    assert text.count("<!-- merchantbench-memory-version ") == 2
+    assert "## Memory version 1\n" in text and "## Memory version 2\n" in text
+    assert text.count("- step: 0\n") == 2
+    assert text.index("first") < text.index("second")
+    assert f"- wall_ms: {sim.clock('agent_0').ms()}\n" in text
+
+
+def test_history_records_env_tick_and_agent_clock() -> None:
+    """step is env.t; wall_ms comes from the agent's (skewed) clock."""
+    sim = Simulation(0, faults=["skew:agent_0=60"])
+    env = MerchantEnv(sim, sim.tree("memory"))
+    env.t = 17
+    write_memory_doc(env, "agent_0", "x")
+    text = env.tree.read_text(env.memory_history_path("agent_0"))
+
+    assert "- step: 17\n" in text
+    assert "- wall_ms: 1767571260000\n" in text
+
+
+def test_agents_have_separate_documents() -> None:
+    """Upstream: agent_0 and agent_1 documents stay separate."""
+    _, env = _env()
+    write_memory_doc(env, "agent_0", "zero")
+    write_memory_doc(env, "agent_1", "one")
+
+    assert (read_memory_doc(env, "agent_0")["content"], read_memory_doc(env, "agent_1")["content"]) == (
+        "zero",
+        "one",
+    )
+
+
+def test_legacy_marker_makes_version_2() -> None:
+    """Upstream (legacy realshop compat): a legacy marker leads to merchantbench version 2."""
+    _, env = _env()
+    env.tree.write_text(env.memory_history_path("agent_0"), "<!-- realshop-memory-version 1 -->\nold\n")
+    write_memory_doc(env, "agent_0", "new")
+
+    assert "<!-- merchantbench-memory-version 2 -->" in env.tree.read_text(env.memory_history_path("agent_0"))
+
+
+def test_size_limit_allows_exactly_262144() -> None:
+    """Exactly 262,144 bytes is accepted; one more is rejected and nothing is touched."""
+    _, env = _env()
+
+    assert write_memory_doc(env, "agent_0", "a" * MEMORY_DOC_MAX_BYTES)["ok"] is True
+    over = write_memory_doc(env, "agent_0", "é" * (MEMORY_DOC_MAX_BYTES // 2) + "a")
+    assert over == {"ok": False, "error": "content too large (262145 bytes, max 262144)"}
+    assert len(parse_history_entries(env.tree.read_bytes(env.memory_history_path("agent_0")))) == 1
+
+
+def test_direct_call_coerces_non_strings() -> None:
+    """A direct call str()-coerces the content."""
+    _, env = _env()
+    write_memory_doc(env, "agent_0", {"a": 1})
+
+    assert read_memory_doc(env, "agent_0")["content"] == "{'a': 1}"
+
+
+def test_lone_surrogate_raises() -> None:
+    """A lone surrogate raises (uncaught upstream: /act returns 500)."""
+    _, env = _env()
+
+    with pytest.raises(UnicodeEncodeError):
+        write_memory_doc(env, "agent_0", "a\ud800")
+    with pytest.raises(HttpError) as exc:
+        _act(env, _call("write_memory_doc", '{"content": "a\\ud800"}'))
+    assert exc.value.status == 500
+
+
+def test_crlf_comes_back_as_lf() -> None:
+    """Writing "a\\r\\nb\\rc" reports 6 bytes; the read gives "a\\nb\\nc" with 5."""
+    _, env = _env()
+
+    assert write_memory_doc(env, "agent_0", "a\r\nb\rc")["bytes"] == 6
+    assert read_memory_doc(env, "agent_0") == {"ok": True, "content": "a\nb\nc", "bytes": 5}
+
+
+def test_cross_file_alias_replaces_history_and_restarts_versions() -> None:
+    """Id agent_0.history writes agent_0's history file; agent_0's next entry is version 1 again."""
+    _, env = _env()
+    write_memory_doc(env, "agent_0", "one")
+    write_memory_doc(env, "agent_0", "two")
+    write_memory_doc(env, "agent_0.history", "junk")
+    write_memory_doc(env, "agent_0", "three")
+
+    assert env.tree.read_text(env.memory_history_path("agent_0")).startswith("junk")
+    assert env.memory_versions("agent_0") == [1]
+
+
+def test_marker_in_body_inflates_version() -> None:
+    """If body 1 contains a marker, the next write is labelled version 3."""
+    _, env = _env()
+    write_memory_doc(env, "agent_0", "<!-- merchantbench-memory-version 9 -->")
+    write_memory_doc(env, "agent_0", "next")
+
+    assert "## Memory version 3\n" in env.tree.read_text(env.memory_history_path("agent_0"))
+
+
+def test_crash_between_document_and_history_leaves_unrecorded_document() -> None:
+    """Overwrite first, then append, no rollback: a crash between leaves the new document unrecorded."""
+    sim, env = _env()
+    write_memory_doc(env, "agent_0", "old")
+    sim.faults = FaultPlan.parse([f"crash@{fp.WRITE_DOC_AFTER_DOCUMENT}"])
+
+    with pytest.raises(Crash):
+        write_memory_doc(env, "agent_0", "new")
+    assert read_memory_doc(env, "agent_0")["content"] == "new"
+    assert [b for _, b in parse_history_entries(env.tree.read_bytes(env.memory_history_path("agent_0")))] == [
+        b"old"
+    ]
+
+
+def test_history_append_failure_keeps_new_document() -> None:
+    """A failed history append does not restore the old document."""
+    sim, env = _env()
+    sim.faults = FaultPlan.parse([f"fail@{fp.WRITE_DOC_HISTORY_APPEND}"])
+
+    with pytest.raises(WriteFailed):
+        write_memory_doc(env, "agent_0", "new")
+    assert read_memory_doc(env, "agent_0")["content"] == "new"
+    assert not env.tree.exists(env.memory_history_path("agent_0"))
+
+
+def test_partial_write_crash_truncates_document() -> None:
+    """A crash during the in-place rewrite leaves a truncated document."""
+    sim, env = _env()
+    sim.faults = FaultPlan.parse([f"crash@{fp.WRITE_DOC_PARTIAL}"])
+
+    with pytest.raises(Crash):
+        write_memory_doc(env, "agent_0", "abcdef")
+    assert read_memory_doc(env, "agent_0")["content"] == "abc"
+
+
+def test_atomic_write_fix_keeps_old_document_on_crash() -> None:
+    """Fixed variant: history first, temp file + replace; a crash before replace keeps the old document."""
+    sim, env = _env(variant=Variant.of(ATOMIC_WRITE))
+    write_memory_doc(env, "agent_0", "old")
+    sim.faults = FaultPlan.parse([f"crash@{fp.WRITE_DOC_BEFORE_REPLACE}"])
+
+    with pytest.raises(Crash):
+        write_memory_doc(env, "agent_0", "new")
+    assert read_memory_doc(env, "agent_0")["content"] == "old"
+    assert env.tree.exists(env.memory_doc_path("agent_0") + ".tmp")
+
+
+# -- /act admission and idempotency ---------------------------------------------------------------------
+def test_act_runs_tools_and_returns_results() -> None:
+    """/act dispatches every call and reports step_done on end_of_step."""
+    _, env = _env()
+    res = _act(env, _call("write_memory_doc", {"content": "x"}), _call("end_of_step", cid="e"))
+
+    assert res == {"results": [{"ok": True, "bytes": 1}, {"ok": True, "step_done": True}], "step_done": True}
+    assert env.t == 1
+
+
+def test_act_rejections() -> None:
+    """410 dead, 425 stale step, 400 end_of_step not last, 429 over the turn limit (pure EOS exempt)."""
+    _, env = _env(max_turns_per_step=1)
+    with pytest.raises(HttpError) as e400:
+        _act(env, _call("end_of_step"), _call("read_memory_doc"))
+    _act(env, _call("read_memory_doc"))
+    with pytest.raises(HttpError) as e429:
+        _act(env, _call("read_memory_doc"))
+    _act(env, dict(EOS_CALL))
+    with pytest.raises(HttpError) as e425:
+        env.act("agent_0", [{"role": "assistant", "tool_calls": [_call("read_memory_doc")]}], step=0)
+    env.dead.add("agent_0")
+    with pytest.raises(HttpError) as e410:
+        _act(env, _call("read_memory_doc"))
+
+    assert [e.value.status for e in (e400, e429, e425, e410)] == [400, 429, 425, 410]
+    assert (e400.value.code, e425.value.code) == ("end_of_step_must_be_last", "stale_step")
+
+
+def test_closed_hook_admits_only_pure_end_of_step() -> None:
+    """With the hook closed only a pure end-of-step is admitted (425 hook_closed otherwise)."""
+    _, env = _env()
+    env.hook_open = False
+    with pytest.raises(HttpError) as exc:
+        _act(env, _call("read_memory_doc"))
+
+    assert (exc.value.status, exc.value.code) == (425, "hook_closed")
+    assert _act(env, dict(EOS_CALL))["step_done"] is True
+
+
+def test_invalid_arguments_give_a_tool_result_not_a_rejection() -> None:
+    """Invalid JSON arguments produce an invalid_arguments result; the act is not rejected."""
+    _, env = _env()
+    res = _act(env, _call("write_memory_doc", "not json"))
+
+    assert res["results"][0]["error"] == "invalid_arguments"
+
+
+def test_idempotent_replay_and_conflict() -> None:
+    """Same key and fingerprint: cached result with _idempotent_replay, no write; different: 409."""
+    _, env = _env()
+    first = _act(env, _call("write_memory_doc", {"content": "a"}))["results"][0]
+    again = _act(env, _call("write_memory_doc", {"content": "a"}))["results"][0]
+    with pytest.raises(HttpError) as exc:
+        _act(env, _call("write_memory_doc", {"content": "b"}))
+
+    assert first == {"ok": True, "bytes": 1}
+    assert again == {"ok": True, "bytes": 1, "_idempotent_replay": True}
+    assert exc.value.status == 409
+    assert env.memory_versions("agent_0") == [1]
+
+
+def test_only_successful_results_are_cached() -> None:
+    """A failed (oversize) write is not cached: the same key can then succeed."""
+    _, env = _env()
+    big = "a" * (MEMORY_DOC_MAX_BYTES + 1)
+    assert _act(env, _call("write_memory_doc", {"content": big}))["results"][0]["ok"] is False
+
+    assert _act(env, _call("write_memory_doc", {"content": "ok"}))["results"][0] == {"ok": True, "bytes": 2}
+
+
+def test_denied_tools() -> None:
+    """The Hermes overlay denies the document tools."""
+    _, env = _env(tool_denylist=("read_memory_doc", "write_memory_doc"))
+
+    assert _act(env, _call("read_memory_doc"))["results"][0]["error"] == "tool_denied"
+    assert "write_memory_doc" not in env.offered_tools()
+
+
+# -- step traces ----------------------------------------------------------------------------------------
+def test_step_trace_shape_live_then_final() -> None:
+    """t_00000.json: live after each act (close 0), final at hook close; the JSON shape upstream tests."""
+    sim, env = _env()
+    env.deliver_observation("agent_0", "Day 1, Hour 0")
+    _act(env, _call("read_memory_doc"))
+    live = env.read_step_index(0)
+    sim.run(until=5)
+    _act(env, dict(EOS_CALL))
+    final = env.read_step_index(0)
+
+    assert env.step_index_path(0).endswith("agent/by_step/t_00000.json")
+    assert live["hook_close_wall_ms"] == 0 and live["n_turns"] == 1
+    assert set(final) == {
+        "t",
+        "n_turns",
+        "hook_open_wall_ms",
+        "hook_close_wall_ms",
+        "messages",
+        "message_agents",
+        "turns",
+    }
+    assert final["hook_close_wall_ms"] == final["hook_open_wall_ms"] + 5000
+    assert final["message_agents"] == ["agent_0"] * len(final["messages"])
+    assert env.tree.read_text(env.step_index_path(0)) == json.dumps(final, ensure_ascii=False, indent=2)
+
+
+def test_long_markdown_write_is_in_the_trace() -> None:
+    """Upstream: a long Markdown write/read is preserved in full in the step trace."""
+    _, env = _env()
+    body = "# Notes\n" + "\n".join(f"- item {i}" for i in range(500))
+    _act(env, _call("write_memory_doc", {"content": body}))
+    _act(env, _call("read_memory_doc", cid="r"))
+    msgs = env.read_step_index(0)["messages"]
+
+    assert json.loads(msgs[0]["tool_calls"][0]["function"]["arguments"])["content"] == body
+    assert json.loads(msgs[-1]["content"])["content"] == body
+
+
+def test_read_step_index_missing_or_corrupt_is_none() -> None:
+    """read_step_index returns None for a missing or corrupt file."""
+    _, env = _env()
+    env.tree.write_text(env.step_index_path(3), "{not json")
+
+    assert env.read_step_index(2) is None
+    assert env.read_step_index(3) is None
+
+
+def test_crash_before_trace_replace_leaves_the_temp_file() -> None:
+    """Temp file + replace: a crash between leaves t_NNNNN.json.tmp.PID.HEX and the old file."""
+    sim, env = _env()
+    sim.faults = FaultPlan.parse([f"crash@{fp.STEP_TRACE_BEFORE_REPLACE}"])
+
+    with pytest.raises(Crash):
+        env.write_step_live()
+    names = env.tree.list(f"{env.run_dir}/agent/by_step")
+    assert len(names) == 1 and ".json.tmp.4242." in names[0]
+    assert env.read_step_index(0) is None
+
+
+def test_trace_index_counts_compacted_turns() -> None:
+    """The index reports the max tokens and the number of turns with compacted True (bool only)."""
+    _, env = _env()
+    env.act(
+        "agent_0",
+        [{"role": "assistant", "tool_calls": [_call("read_memory_doc")]}],
+        step=0,
+        context={"tokens": 123456, "compacted": True},
+    )
+    env.act(
+        "agent_0",
+        [{"role": "assistant", "tool_calls": [_call("read_memory_doc", cid="x")]}],
+        step=0,
+        context={"tokens": 5, "compacted": "yes"},
+    )
+
+    assert env.trace_index() == {"tokens": 123456, "compactions": 1}
+
+
+# -- deletion and unload --------------------------------------------------------------------------------
+def _registry() -> tuple[Simulation, RunRegistry, MerchantEnv]:
+    sim = Simulation(0)
+    reg = RunRegistry(sim, sim.tree("memory"))
+    env = reg.create_run("r1")
+    write_memory_doc(env, "agent_0", "notes")
+    _act(env, dict(EOS_CALL))
+    reg.tree.write_text("runs/r1/agent/hermes_home/state.db", "db")
+    return sim, reg, env
+
+
+def test_delete_run_removes_everything_together() -> None:
+    """delete_run removes documents, histories, traces and hermes_home together; then not found."""
+    _, reg, _ = _registry()
+
+    assert reg.delete_run("r1") == {"deleted": True, "run_id": "r1"}
+    assert reg.tree.list("runs/r1") == []
+    assert reg.delete_run("r1") == {"deleted": False, "reason": "not found"}
+    with pytest.raises(HttpError) as exc:
+        reg.env("r1")
+    assert exc.value.status == 410
+
+
+def test_delete_run_refusals() -> None:
+    """Escaping paths raise ValueError; a stuck worker is busy; 12 failed removals give an error."""
+    sim, reg, _ = _registry()
+    with pytest.raises(ValueError):
+        reg.delete_run("../x")
+    reg.stuck.add("r1")
+    assert reg.delete_run("r1")["status"] == "busy"
+    reg.stuck.clear()
+    sim.faults = FaultPlan.parse([f"fail@{fp.DELETE_RUN_RMTREE}#{n}" for n in range(1, 13)])
+    out = reg.delete_run("r1")
+
+    assert (out["deleted"], out["status"]) == (False, "error")
+    assert out["reason"].startswith("failed to remove run directory")
+    assert reg.tree.exists("runs/r1/agent/memory/agent_0.md")
+
+
+def test_delete_run_retries_a_failed_removal() -> None:
+    """One failed attempt is retried (12 attempts)."""
+    sim, reg, _ = _registry()
+    sim.faults = FaultPlan.parse([f"fail@{fp.DELETE_RUN_RMTREE}"])
+
+    assert reg.delete_run("r1")["deleted"] is True
+
+
+def test_unload_drops_runtime_only() -> None:
+    """release_terminal_runtime: only for finished/stopped runs; files remain; /act returns 410."""
+    _, reg, env = _registry()
+
+    assert reg.release_terminal_runtime("r1") is False
+    reg.finish("r1")
+    assert reg.release_terminal_runtime("r1") is True
+    assert reg.tree.exists("runs/r1/agent/memory/agent_0.md")
+    assert env.read_step_index(0) is not None
+    with pytest.raises(HttpError) as exc:
+        _act(env, _call("read_memory_doc"))
+    assert exc.value.status == 410
+    with pytest.raises(HttpError):
+        reg.env("r1")
+
+
+# -- Hermes state.db reader -----------------------------------------------------------------------------
+def _hermes_db(path: Path, root: str = "merchantbench-r1") -> Path:
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, parent_session_id TEXT, started_at REAL,"
+        " system_prompt TEXT);"
+        "CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT,"
+        " timestamp REAL, active INTEGER);"
+    )
+    conn.execute("INSERT INTO sessions VALUES (?, 'merchantbench', NULL, 1, 'You are Hermes.')", (root,))
+    conn.execute("INSERT INTO sessions VALUES ('child', 'merchantbench', ?, 2, '')", (root,))
+    conn.execute("INSERT INTO sessions VALUES ('other', 'cli', NULL, 0, 'other')")
+    rows = [
+        (root, "user", "preamble", 1, 1),
+        (root, "user", "Day 1, Hour 3 observation", 2, 0),
+        (root, "assistant", "old turn", 3, 0),
+        ("child", "user", "  Day 1, Hour 4 observation", 4, 1),
+        ("child", "assistant", "new turn", 5, 1),
+        ("other", "user", "Day 1, Hour 9", 6, 1),
+    ]
+    conn.executemany(
+        "INSERT INTO messages (session_id, role, content, timestamp, active) VALUES (?,?,?,?,?)", rows
+    )
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_hermes_reader_active_rows_and_prompt(tmp_path: Path) -> None:
+    """Lineage from merchantbench-{rid}, active rows only, Day/Hour steps, system prompt prepended."""
+    db = _hermes_db(tmp_path / "state.db")
+    out = read_hermes_trace(db, "r1")
+
+    assert out["steps"] == {
+        4: [
+            {"role": "system", "content": "You are Hermes."},
+            {"role": "user", "content": "  Day 1, Hour 4 observation"},
+            {"role": "assistant", "content": "new turn"},
+        ]
+    }
+    assert out["stats"] == {"total_raw": 5, "total_active": 3, "total_compacted": 2}
+
+
+def test_hermes_reader_include_compacted(tmp_path: Path) -> None:
+    """include_compacted (1/true/yes/on, any case) returns the compacted rows too."""
+    db = _hermes_db(tmp_path / "state.db")
+    out = read_hermes_trace(db, "r1", include_compacted="TRUE")
+
+    assert sorted(out["steps"]) == [3, 4]
+    assert sum(len(v) for v in out["steps"].values()) == 5  # 4 rows (preamble dropped) + system prompt
+
+
+def test_hermes_reader_realshop_and_source_fallbacks(tmp_path: Path) -> None:
+    """realshop-{rid} lineage is the second choice; then every merchantbench/realshop session."""
+    legacy = read_hermes_trace(_hermes_db(tmp_path / "a.db", root="realshop-r1"), "r1")
+    fallback = read_hermes_trace(_hermes_db(tmp_path / "b.db", root="merchantbench-zzz"), "r1")
+
+    assert sorted(legacy["steps"]) == [4]
+    assert sorted(fallback["steps"]) == [4]
+
+
+def test_hermes_reader_sqlite_error_is_empty(tmp_path: Path) -> None:
+    """A missing or broken database gives an empty result; the file is opened read-only."""
+    (tmp_path / "bad.db").write_text("not sqlite")
+
+    assert read_hermes_trace(tmp_path / "missing.db", "r1")["steps"] == {}
+    assert read_hermes_trace(tmp_path / "bad.db", "r1")["steps"] == {}
+    assert not (tmp_path / "missing.db").exists()
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=15,
+)
+
+
+@given(JSON_VALUES, st.integers(0, 3))
+def test_indent_json_equals_the_standard_encoder(value, level: int) -> None:
+    """The step-trace encoder writes exactly json.dumps(value, indent=2, ensure_ascii=False)."""
+    expected = json.dumps(value, indent=2, ensure_ascii=False)
+
+    assert indent_json(value, level) == expected.replace("\n", "\n" + "  " * level)
