@@ -40,7 +40,7 @@ class AgentClock:
 
     def seconds(self) -> float:
         """Seconds since the Unix epoch as a float (``time.time()``, file mtimes)."""
-        return self.ns() / 1e9
+        return self.ns() / 1_000_000_000
 
     def datetime(self) -> _dt.datetime:
         """An aware UTC datetime, microsecond precision."""

@@ -75,7 +75,8 @@ class Fault:
             return f"{self.kind}@{self.target}" + (f"#{self.occurrence}" if self.occurrence != 1 else "")
         if self.kind == "second-reader":
             return f"second-reader:{self.target}"
-        return f"{self.kind}:{self.target}={self.value:g}"
+        short = f"{self.value:g}"
+        return f"{self.kind}:{self.target}={short if float(short) == self.value else repr(self.value)}"
 
 
 _SPEC = re.compile(

@@ -34,6 +34,10 @@ class FileMissing(MemsimError, FileNotFoundError):
     """The file does not exist."""
 
 
+class PathConflict(MemsimError):
+    """A path is needed as a file and as a directory at once, or a directory rename os.rename refuses."""
+
+
 def normalize(path: str) -> str:
     """The canonical relative form of *path*; raises :class:`PathEscape` for absolute or escaping paths."""
     if not isinstance(path, str) or path == "":
@@ -86,13 +90,27 @@ class FileTree:
     def _set_mtime(self, path: str, mtime: float) -> None:
         raise NotImplementedError
 
+    def _is_dir(self, path: str) -> bool:
+        """Whether some file lives under *path* (override with something faster than a listing)."""
+        return any(f.startswith(path + "/") for f in self._list())
+
     # -- public interface ----------------------------------------------------------------------------
     def _stamp(self, path: str, clock: MtimeSource | None) -> None:
         self._set_mtime(path, (clock or self._default_mtime)())
 
+    def _check_file_path(self, p: str) -> None:
+        """Raise PathConflict if an ancestor of *p* is a file or *p* is a directory."""
+        parts = p.split("/")
+        for i in range(1, len(parts)):
+            if self._exists("/".join(parts[:i])):
+                raise PathConflict(f"{'/'.join(parts[:i])!r} is a file, so {p!r} cannot be created")
+        if self._is_dir(p):
+            raise PathConflict(f"{p!r} is a directory")
+
     def write_bytes(self, path: str, data: bytes, *, clock: MtimeSource | None = None) -> None:
         """Create or truncate *path* and write *data*."""
         p = normalize(path)
+        self._check_file_path(p)
         self.ops += 1
         self._write(p, data, append=False)
         self._stamp(p, clock)
@@ -106,6 +124,7 @@ class FileTree:
     def append_bytes(self, path: str, data: bytes, *, clock: MtimeSource | None = None) -> None:
         """Append *data* to *path*, creating it if missing."""
         p = normalize(path)
+        self._check_file_path(p)
         self.ops += 1
         self._write(p, data, append=True)
         self._stamp(p, clock)
@@ -150,6 +169,10 @@ class FileTree:
     def rename_dir(self, src: str, dst: str) -> None:
         """Move every file under directory *src* to the same place under *dst* (``os.rename`` of a dir)."""
         s, d = normalize(src), normalize(dst)
+        if d == s or d.startswith(s + "/"):
+            raise PathConflict(f"cannot move directory {src!r} into itself ({dst!r})")
+        if self.list(d):
+            raise PathConflict(f"directory {dst!r} is not empty")
         self.ops += 1
         for path in self.list(s):
             self._rename(path, d + path[len(s) :])
@@ -219,12 +242,29 @@ class MemoryTree(FileTree):
         super().__init__(mtime)
         self._files: dict[str, bytearray] = {}
         self._mtimes: dict[str, float] = {}
+        self._dirs: dict[str, int] = {}  # directory -> number of files under it
+
+    def _add_dirs(self, path: str, delta: int) -> None:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            n = self._dirs.get(d, 0) + delta
+            if n:
+                self._dirs[d] = n
+            else:
+                del self._dirs[d]
+
+    def _is_dir(self, path: str) -> bool:
+        return path in self._dirs
 
     def _read(self, path: str) -> bytes:
         return bytes(self._files[path])
 
     def _write(self, path: str, data: bytes, append: bool) -> None:
-        if append and path in self._files:
+        if path not in self._files:
+            self._add_dirs(path, 1)
+            self._files[path] = bytearray(data)
+        elif append:
             self._files[path] += data
         else:
             self._files[path] = bytearray(data)
@@ -232,6 +272,7 @@ class MemoryTree(FileTree):
     def _delete(self, path: str) -> None:
         del self._files[path]
         del self._mtimes[path]
+        self._add_dirs(path, -1)
 
     def _exists(self, path: str) -> bool:
         return path in self._files
@@ -240,8 +281,11 @@ class MemoryTree(FileTree):
         return list(self._files)
 
     def _rename(self, src: str, dst: str) -> None:
+        if dst not in self._files:
+            self._add_dirs(dst, 1)
         self._files[dst] = self._files.pop(src)
         self._mtimes[dst] = self._mtimes.pop(src)
+        self._add_dirs(src, -1)
 
     def _mtime(self, path: str) -> float:
         return self._mtimes[path]
@@ -259,7 +303,10 @@ class DiskTree(FileTree):
         self.root.mkdir(parents=True, exist_ok=True)
 
     def _real(self, path: str) -> Path:
-        real = (self.root / path).resolve()
+        try:
+            real = (self.root / path).resolve()
+        except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError on Python < 3.13)
+            raise PathEscape(f"path {path!r} cannot be resolved: {exc}") from exc
         if real != self.root and self.root not in real.parents:
             raise PathEscape(f"path {path!r} resolves outside the run root")
         return real
@@ -286,6 +333,10 @@ class DiskTree(FileTree):
 
     def _exists(self, path: str) -> bool:
         return self._real(path).is_file()
+
+    def _is_dir(self, path: str) -> bool:
+        real = self._real(path)
+        return real.is_dir() and any(real.iterdir())
 
     def _list(self) -> list[str]:
         out = []

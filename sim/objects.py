@@ -31,6 +31,15 @@ class PreconditionFailed(MemsimError):
     """A conditional put found the key already present."""
 
 
+class InvalidKey(MemsimError, ValueError):
+    """An object key S3 would refuse (the empty key)."""
+
+
+def _check_key(key: str) -> None:
+    if not key:
+        raise InvalidKey("object keys must be non-empty")
+
+
 def s3_sort_key(key: str) -> bytes:
     """S3 lists keys in UTF-8 binary order."""
     return key.encode("utf-8")
@@ -58,6 +67,7 @@ class ObjectStore:
 
     def put(self, key: str, body: bytes, *, if_none_match: bool = False) -> None:
         """Store *body* at *key*; with *if_none_match*, raise :class:`PreconditionFailed` if it exists."""
+        _check_key(key)
         self.ops["put"] += 1
         self._put(key, body, if_none_match)
 
@@ -158,10 +168,15 @@ class S3Store(ObjectStore):
             raise
 
     def _get(self, key: str) -> bytes | None:
+        from botocore.exceptions import ClientError
+
         try:
             resp = self.client.get_object(Bucket=self.bucket, Key=key)
-        except self.client.exceptions.NoSuchKey:
-            return None
+        except ClientError as exc:
+            # NoSuchKey; or a bare 404 when the error body echoes a key XML cannot carry (U+0001, U+FFFF)
+            if exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == 404:
+                return None
+            raise
         body: bytes = resp["Body"].read()
         return body
 

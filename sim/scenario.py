@@ -116,6 +116,8 @@ def load_file(path: str | Path) -> ScenarioFile:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise UsageError(f"scenario file not found: {p}") from exc
+    except OSError as exc:  # a directory, no permission...
+        raise UsageError(f"cannot read scenario file {p}: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"malformed scenario file {p}: {exc}") from exc
     try:

@@ -24,11 +24,22 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 BATCH = 1000
+
+_INSERT_OPS = "INSERT INTO ops (seq, time, agent, system, op, phase, detail) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_INSERT_REQUESTS = (
+    "INSERT INTO requests (seq, time, agent, system, route, exact_tokens, estimate, messages, facts, needed,"
+    " detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def astuple(record: Any) -> tuple[Any, ...]:
+    """The field values of a flat record, in field order (``dataclasses.astuple`` without its deep copy)."""
+    return tuple(record.__dict__.values())
 
 
 def _json(value: Any) -> str:
@@ -101,8 +112,8 @@ class Trace:
         self.data = TraceData()
         self._now = now or (lambda: 0.0)
         self._seq = 0
-        self._pending_ops: list[dict[str, Any]] = []
-        self._pending_requests: list[dict[str, Any]] = []
+        self._pending_ops: list[tuple[Any, ...]] = []
+        self._pending_requests: list[tuple[Any, ...]] = []
         self._db: Any = None
         if self.path is not None:
             import sqlite_utils
@@ -156,7 +167,7 @@ class Trace:
         if self.keep:
             self.data.ops.append(rec)
         if self._db is not None:
-            self._pending_ops.append(asdict(rec))
+            self._pending_ops.append(astuple(rec))
             if len(self._pending_ops) >= BATCH:
                 self.flush()
         return rec
@@ -192,7 +203,7 @@ class Trace:
         if self.keep:
             self.data.requests.append(rec)
         if self._db is not None:
-            self._pending_requests.append(asdict(rec))
+            self._pending_requests.append(astuple(rec))
             if len(self._pending_requests) >= BATCH:
                 self.flush()
         return rec
@@ -201,12 +212,13 @@ class Trace:
         """Write pending records in one transaction each table."""
         if self._db is None:
             return
-        with self._db.conn:
+        conn = self._db.conn
+        with conn:  # one transaction; the tables were created by sqlite-utils with these columns
             if self._pending_ops:
-                self._db["ops"].insert_all(self._pending_ops, batch_size=BATCH)
+                conn.executemany(_INSERT_OPS, self._pending_ops)
                 self._pending_ops = []
             if self._pending_requests:
-                self._db["requests"].insert_all(self._pending_requests, batch_size=BATCH)
+                conn.executemany(_INSERT_REQUESTS, self._pending_requests)
                 self._pending_requests = []
 
     def close(self) -> None:

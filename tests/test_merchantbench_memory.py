@@ -94,12 +94,12 @@ def test_two_writes_make_two_versions() -> None:
     assert "## Memory version 1\n" in text and "## Memory version 2\n" in text
     assert text.count("- step: 0\n") == 2
     assert text.index("first") < text.index("second")
-    assert f"- wall_ms: {sim.clock('agent_0').ms()}\n" in text
+    assert f"- wall_ms: {sim.clock('server').ms()}\n" in text
 
 
-def test_history_records_env_tick_and_agent_clock() -> None:
-    """step is env.t; wall_ms comes from the agent's (skewed) clock."""
-    sim = Simulation(0, faults=["skew:agent_0=60"])
+def test_history_records_env_tick_and_server_clock() -> None:
+    """step is env.t; wall_ms is the env server's time.time() (its skew shows, the agent's does not)."""
+    sim = Simulation(0, faults=["skew:server=60", "skew:agent_0=3600"])
     env = MerchantEnv(sim, sim.tree("memory"))
     env.t = 17
     write_memory_doc(env, "agent_0", "x")

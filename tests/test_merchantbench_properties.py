@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 from sim.engine import Simulation
+from sim.text import observation
 from sim.trace import OpRecord, RequestRecord
-from sim.workload import draw, make_workload, run_adapter
+from sim.workload import WorkStep, draw, make_workload, run_adapter
 from systems.merchantbench import properties as pr
 from systems.merchantbench.adapter import Adapter
 from systems.merchantbench.model import POLICY_REDACTED_TOOL_CONTENT, history_entry
@@ -62,6 +63,13 @@ def test_observation_survives_compaction() -> None:
     assert pr.check_observation_survives_compaction([_op("act")]).holds
 
 
+def test_compaction_keeps_history() -> None:
+    """Only a compaction that leaves history == [] is reported (the large-save claim's property)."""
+    assert pr.check_compaction_keeps_history([]).holds
+    assert pr.check_compaction_keeps_history([_op("compact", before=6, after=2, obs_kept=False)]).holds
+    assert not pr.check_compaction_keeps_history([_op("compact", before=6, after=0, obs_kept=False)]).holds
+
+
 def test_request_ceiling() -> None:
     """A request over the window is reported."""
     assert pr.check_request_ceiling([_req(100)], 100).holds
@@ -98,6 +106,8 @@ def test_tool_results_intact() -> None:
 
     assert pr.check_tool_results_intact([], []).holds
     assert not pr.check_tool_results_intact(hist, ['{"ok": true}']).holds
+    assert not pr.check_tool_results_intact(hist, [], names=("read_memory_doc",)).holds
+    assert pr.check_tool_results_intact(hist, [], names=("query_balance",)).holds
 
 
 def test_isolation_append_only_versions() -> None:
@@ -161,3 +171,39 @@ def test_adapter_scales_keep_with_the_window() -> None:
         32_000,
         6_000,
     )
+
+
+def test_adapter_slides_silently_when_no_observation_exceeds_the_window() -> None:
+    """Upstream finding (T = B, cl100k provider): a request trimmed to B estimated tokens reports fewer than
+    T tokens, so the reminder never fires; the trim drops silently and the history outgrows B."""
+    workload = make_workload(1, steps=60)
+    sim = Simulation(1)
+    reqs = run_adapter(Adapter, sim, workload, 8_000)
+    records = sim.trace.data.requests
+    ops = [o.op for o in sim.trace.data.ops]
+
+    assert len(reqs) == len(records) == len(workload.steps)
+    assert "compaction_trigger" not in ops and "compact" not in ops
+    assert max(r.exact_tokens for r in records) < 8_000
+    assert max(r.estimate or 0 for r in records) > 7_900  # the trim really is at B
+    assert any(r.estimate and r.exact_tokens < 0.9 * r.estimate for r in records)
+
+
+def test_adapter_fires_only_after_a_lone_observation_over_the_window() -> None:
+    """The trigger fires after a step whose observation alone exceeds B: the trim keeps the newest message
+    whole, that request overflows the window, reports >= T, and the next step compacts once."""
+    rng = Simulation(0).rng("test.obs")
+    sizes = [4_000] * 12 + [40_000] + [400, 400]
+    steps = [WorkStep(i, observation(rng, n, [])) for i, n in enumerate(sizes)]
+    drawn = draw(0)
+    sim = Simulation(0)
+    adapter = Adapter(sim, 8_000, drawn)
+    for step in steps:
+        req = adapter.step(step)
+        sim.request("merchantbench", req.route, req.parts, estimate=req.estimate)
+    exact = [r.exact_tokens for r in sim.trace.data.requests]
+    triggers = [o.data["t"] for o in sim.trace.data.ops if o.op == "compaction_trigger"]
+
+    assert max(exact[:12]) < 8_000 < exact[12]
+    assert triggers == [13]
+    assert adapter.agent.compactions == 1

@@ -2,7 +2,7 @@
 
 import json
 
-from hypothesis import given
+from hypothesis import given, settings
 from strategies_merchantbench import AGENT_IDS, BUDGETS, HISTORIES
 
 from sim.tokens import estimator
@@ -148,6 +148,7 @@ def test_trim_stops_once_total_reaches_budget() -> None:
     assert len(trim_messages_to_token_budget(msgs, 2 * cost)) == 2
 
 
+@settings(max_examples=50)
 @given(HISTORIES, BUDGETS)
 def test_trim_result_is_a_contiguous_suffix_without_leading_tools(msgs: list[dict], budget: int) -> None:
     """The result is a suffix of the input, never starts with a tool message, and fits unless it is the
@@ -159,6 +160,7 @@ def test_trim_result_is_a_contiguous_suffix_without_leading_tools(msgs: list[dic
     assert len(out) <= 1 or history_token_estimate(out) <= budget or out[-1] is not msgs[-1]
 
 
+@settings(max_examples=50)
 @given(HISTORIES, BUDGETS)
 def test_incremental_trim_equals_upstream_trim(msgs: list[dict], budget: int) -> None:
     """The ledger's trim over cached costs returns exactly what upstream's trim returns."""

@@ -487,3 +487,23 @@ def test_no_ceiling_single_message_over_budget() -> None:
 
     assert _ceiling_run(text, 600) > 600
     assert _ceiling_run(text, 600, Variant.of(PROVIDER_BUDGET)) <= 600
+
+
+def test_large_save_below_k_still_pushes_the_observation_out() -> None:
+    """The milder shape of failure mode 3: a save smaller than K leaves a non-empty history after the
+    compaction, but the step's observation and the reminder are gone; the group-trim + pin-observation fix
+    keeps the observation."""
+    from sim.claims import FAITHFUL, FIXED, registry
+
+    claim = registry("merchantbench")["merchantbench.large-save-empties-history"]
+    ex = {"keep": 300, "write_chars": 354, "prefix": [[0, 2]], "last": 147}
+    kept = {}
+    for variant in (FAITHFUL, FIXED):
+        sim = Simulation(0)
+        assert claim.check(sim, ex, variant).holds  # the history is not emptied
+        compacts = [o.data for o in sim.trace.data.ops if o.op == "compact"]
+        assert compacts and all(d["after"] > 0 for d in compacts)
+        kept[variant] = [d["obs_kept"] for d in compacts]
+
+    assert kept[FAITHFUL] == [False]
+    assert all(kept[FIXED])

@@ -58,3 +58,23 @@ def test_not_modeled_lines_appear_in_docstrings() -> None:
     source = inspect.getsource(model)
 
     assert [line for line in fidelity.NOT_MODELED if f"Not modeled: {line}" not in source] == []
+
+
+def test_every_operation_docstring_cites_its_records() -> None:
+    """Each operation listed in fidelity.OPERATIONS has a docstring citing every record ID it lists."""
+    from systems.nemsy import fidelity, model
+
+    def doc(name: str) -> str:
+        owner, _, attr = name.rpartition(".")
+        obj = getattr(getattr(model, owner), attr) if owner else getattr(model.Nemsy, name, None)
+        return (obj or getattr(model, name)).__doc__ or ""
+
+    missing = [
+        (name, record)
+        for op in fidelity.OPERATIONS
+        for name in (part.strip() for part in op.name.split("/"))
+        for record in op.records
+        if record not in doc(name)
+    ]
+
+    assert missing == []

@@ -2,6 +2,7 @@
 §2.13)."""
 
 import datetime as dt
+import re
 
 import pytest
 from hypothesis import given
@@ -24,7 +25,14 @@ from systems.nemsy.model import (
     frontmatter_dumps,
     index_stems,
     parse_ingest_response_strict,
+    parse_ingest_response_with,
     summarize_token_log,
+)
+from systems.nemsy.state import (
+    FIX_PARSER_ANY_FENCE,
+    FIX_PARSER_ANY_LEVEL,
+    FIX_PARSER_REJECT_EMPTY,
+    FIX_PARSER_SECTION_ONLY,
 )
 
 
@@ -144,6 +152,74 @@ def test_strict_parser_fixes_each_quirk() -> None:
     embedded = "---SUMMARY---\nA\n\n### 待探索问题\n\n- x\n\n## B\n\nb"
     assert parse_ingest_response_strict(embedded) == "A\n\n## B\n\nb"
     assert parse_ingest_response_strict("---SUMMARY---\n\n---QUESTIONS---\nq") is None
+
+
+def _upstream_parse(response: str) -> str | None:
+    """A literal transcription of §2.3's regex sequence (the reference the model's parser must equal)."""
+    m = re.search(r"---SUMMARY---\n(.*?)(?=---QUESTIONS---|$)", response, re.DOTALL)
+    if not m:
+        return None
+    summary = m.group(1).strip()
+    fence = re.match(r"^```(?:markdown)?\s*\n(.*?)\n```\s*$", summary, re.DOTALL)
+    if fence:
+        summary = fence.group(1).strip()
+    summary = re.sub(r"\n{0,2}---\n\n## 待探索问题\b.*$", "", summary, flags=re.DOTALL).rstrip()
+    summary = re.sub(r"\n{0,2}## 待探索问题\b.*$", "", summary, flags=re.DOTALL).rstrip()
+    q = re.search(r"---QUESTIONS---\n(.*?)$", response, re.DOTALL)
+    questions = q.group(1).strip() if q else ""
+    if questions:
+        summary = summary + "\n\n---\n\n## 待探索问题\n\n" + questions
+    return summary
+
+
+_PIECES = st.sampled_from(
+    ["---SUMMARY---\n", "---QUESTIONS---\n", "## 待探索问题", "### 待探索问题", "## 待探索问题列表",
+     "---\n\n", "```", "```markdown\n", "```md\n", "\n```", "\n", "\n\n", " ", "#", "A", "FACT-0001=amber",
+     "\r\n"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_parser_equals_upstream_regex_sequence(response: str) -> None:
+    """With no fix switched on, the parser is exactly upstream's regex sequence, on any reply."""
+    assert parse_ingest_response(response) == _upstream_parse(response)
+
+
+def test_section_only_fix_keeps_later_sections() -> None:
+    """questions-section-only: the embedded section goes up to the next heading; later sections stay."""
+    text = "---SUMMARY---\n# T\n\nA\n\n## 待探索问题\n\n- x\n\n## 关系\n\nB\n---QUESTIONS---\nq"
+
+    assert parse_ingest_response_with(text, frozenset({FIX_PARSER_SECTION_ONLY})) == (
+        "# T\n\nA\n\n## 关系\n\nB\n\n---\n\n## 待探索问题\n\nq"
+    )
+
+
+def test_any_level_fix_leaves_no_stray_hash() -> None:
+    """questions-heading-any-level: ``### 待探索问题`` is removed whole (still cutting to the end)."""
+    text = "---SUMMARY---\nA\n\n### 待探索问题\n\n- x\n\n## B\n\nb"
+
+    assert parse_ingest_response_with(text, frozenset({FIX_PARSER_ANY_LEVEL})) == "A"
+
+
+def test_any_fence_fix_unwraps_md() -> None:
+    """any-fence-unwrapped: a ```` ```md ```` fence is unwrapped like a bare one."""
+    assert (
+        parse_ingest_response_with("---SUMMARY---\n```md\n# T\n```", frozenset({FIX_PARSER_ANY_FENCE}))
+        == "# T"
+    )
+
+
+@pytest.mark.parametrize(
+    ("summary", "expected"),
+    [("", None), ("## 待探索问题\n\n- x", None), ("### 待探索问题\n\n- x", None), ("```md\n```", None),
+     ("A", "A")],
+)  # fmt: skip
+def test_reject_empty_fix(summary: str, expected: str | None) -> None:
+    """empty-summary-rejected: nothing but cuts, '#' or fence lines writes nothing; any text is kept."""
+    assert (
+        parse_ingest_response_with(f"---SUMMARY---\n{summary}\n", frozenset({FIX_PARSER_REJECT_EMPTY}))
+        == expected
+    )
 
 
 def test_index_entry_format() -> None:

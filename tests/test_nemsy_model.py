@@ -578,7 +578,7 @@ def test_delete_helper() -> None:
     )
 
     assert n.delete_wiki_note("nope.md", confirmed=True) is False
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=r"click\.confirm\(\) 获得用户确认，再传入 confirmed=True"):
         n.delete_wiki_note(page)
     assert n.delete_wiki_note(page, confirmed=True) is True
     assert n.read_wiki_note(page) is None

@@ -114,13 +114,36 @@ PINNED = {
     },
     "nemsy.stale-chat-snapshot": [["ingest", 0], ["turn", 0]],
     "nemsy.trimming-loses-history": {"max_turns": 1, "turns": 2},
-    "nemsy.status-split": [["ingest"], ["touch"]],
+    "nemsy.status-split-touch": [["ingest"], ["touch"]],
+    "nemsy.status-split-backdated": [["ingest"], ["backdate"]],
+    "nemsy.status-split-blank": [["write", "blank"]],
     "nemsy.corrupt-ledger-reset": {"sources": 2, "corrupt": '{"version": 1, "files": {}}'},
-    "nemsy.parser-quirks": {
+    "nemsy.parser-lost-sections": {
         "sections": ["##", "##"],
+        "embedded": "## bare",
+        "at": 1,
+        "fence": "none",
+        "questions": True,
+    },
+    "nemsy.parser-stray-hash": {
+        "sections": ["##"],
         "embedded": "### bare",
         "at": 1,
+        "fence": "none",
+        "questions": False,
+    },
+    "nemsy.parser-md-fence": {
+        "sections": ["##"],
+        "embedded": None,
+        "at": 0,
         "fence": "md",
+        "questions": False,
+    },
+    "nemsy.parser-empty-summary": {
+        "sections": [],
+        "embedded": "### ruled",
+        "at": 0,
+        "fence": "none",
         "questions": True,
     },
     "nemsy.ambiguous-citation": {

@@ -7,20 +7,40 @@ on an in-memory tree, with B = *budget*, T = *budget* and K = ``round(budget * 3
 160k/160k/30k defaults scaled with the window). The provider reports the exact cl100k count of the whole
 request (system prompt, tool schemas, messages) as ``usage.prompt_tokens``, which drives the trigger.
 
+**Upstream finding: with T = B the reminder almost never fires, and the window slides silently.** The
+request is trimmed to B *estimated* tokens (chars/4), and on the workload's English prose cl100k counts
+about 0.84 of that estimate. A request trimmed to B therefore reports about 0.84·B plus the tool schemas
+and system prompt (about 320 tokens here), which is below T = B for any B above about 2,000. The trigger
+never fires, the trim drops the oldest messages on every hop with no reminder, and ``history`` grows in
+process memory without bound: after the 220 steps of workload seed 1 at B = 8,000 it holds 526 messages,
+about 303,000 estimated tokens, with no compaction. The trigger does fire after a step whose observation
+*alone* exceeds B. The trim always keeps the newest message, so that request overflows the window (over
+B in exact tokens) and its reported count reaches T; one compaction follows. Seed 0 at B = 8,000 has one
+such step, a 9,600-estimated-token observation, and so one compaction. At the default 160k window the
+same holds (see the ``merchantbench_suffix_eviction`` scenario: reported tokens peak at 135,107 < T).
+The claim ``merchantbench.silent-slide`` checks this, and the ``trigger-untrimmed`` fix closes it. This is
+upstream behaviour, not an adapter artefact. What would move the threshold: the tool schemas here are a
+four-tool stand-in (about 280 tokens), whereas upstream offers every simulator tool outside the denylist,
+and chat-template tokens are not counted. Both raise the reported count by a fixed amount per request,
+so the slide stops only below a correspondingly larger B.
+
 Host policy (the model stand-in, :class:`~systems.merchantbench.policies.SavePolicy`):
 
 * **save on the reminder**: when a compaction reminder is visible, the model calls ``read_memory_doc``,
   then ``write_memory_doc`` with every fact token it can see (the read result included), minus
-  ``drawn.lossiness`` of them (stream ``merchantbench.adapter.summarizer``);
+  ``drawn.lossiness`` of them (stream ``merchantbench.adapter.summarizer``). The compaction follows the
+  *read* (it follows any successful act), so the write sees only the K-suffix, or no reminder at all;
 * **read on probe**: upstream never loads the document into the prompt by itself, so at a probe step the
-  model calls ``read_memory_doc`` first and answers on the next hop; the request returned for the step
-  is the last hop's (the one the answer is made from), which then holds the read result if it survived
-  the trim;
+  model calls ``read_memory_doc`` first and answers on the next hop. The request returned for the step
+  is the last hop's (the one the answer is made from); it holds the read result if that survived the
+  trim;
 * otherwise the model replies without tool calls (an end-of-step carrying a short note).
 
 The returned :class:`~sim.workload.ModelRequest` has one part per message of that request plus the
-system prompt and the tool schemas, and the design's own estimate (system message plus trimmed history,
-chars/4 style; the tool schemas are not in it, as upstream).
+system prompt and the tool schemas. It also carries the design's own estimate: the system message plus
+the trimmed history, chars/4 style; the tool schemas are not in it, as upstream. ``drawn.skew_s`` has no
+effect. The ReAct agent reads no clock, and every timestamp (history ``wall_ms``, hook times, mtimes) is
+the env server's.
 """
 
 from __future__ import annotations
@@ -69,8 +89,6 @@ class Adapter:
         config = ReactConfig(context_window=budget, trigger=budget, keep=round(budget * 30 / 160))
         self.agent = ReactAgent(sim, self.env, "agent_0", policy, config=config, record_every=0)
         self.agent.brief(SYSTEM_PROMPT)
-        if drawn.skew_s:
-            sim.clock("agent_0").skew(drawn.skew_s)
 
     def step(self, step: WorkStep) -> ModelRequest:
         """Run one env tick of the ReAct loop; the request of its last hop."""

@@ -193,7 +193,7 @@ def _large_save_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verd
     # schemas, above K + 1) and not again after the compaction (the untrimmed estimate is then <= K).
     agent.config = replace(config, trigger=ex["keep"] + 1)
     agent.run_step(obs[-1])
-    return pr.check_observation_survives_compaction(sim.trace.data.ops)
+    return pr.check_compaction_keeps_history(sim.trace.data.ops)
 
 
 # -- 4. no provider-token ceiling ----------------------------------------------------------------------
@@ -235,7 +235,10 @@ def _ceiling_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict
 
 # -- 4b. silent slide: the reminder never fires --------------------------------------------------------
 def _slide_strategy() -> Any:
-    return st.fixed_dictionaries({"steps": st.lists(st.integers(0, 3000), min_size=1, max_size=5)})
+    # Observation sizes from a small set: the history must outgrow B (about 8,000 characters of prose)
+    # before a trim drops anything, and the search has to find how many steps of which size get there.
+    size = st.sampled_from([0, 1000, 2000, 3000])
+    return st.fixed_dictionaries({"steps": st.lists(size, min_size=2, max_size=5)})
 
 
 def _slide_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
@@ -253,18 +256,23 @@ def _slide_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
 
 # -- 5. a 425 loses the reminder -----------------------------------------------------------------------
 def _stale_strategy() -> Any:
+    # Each step is (observation chars, facts, the act index a 425 lands on or None). Sizes come from a
+    # small set and a run has at least three steps (one to fill the window, one where the trigger fires,
+    # one to compact): the search must still line a 425 up with the step whose first hop fires.
+    step = st.tuples(st.sampled_from([0, 400, 800, 1500]), st.integers(0, 2), st.sampled_from([None, 0, 1]))
     return st.fixed_dictionaries(
         {
             "save": st.sampled_from(["never", "direct"]),
-            "steps": _SIZES,
-            "stale": st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1)), max_size=2),
+            "steps": st.lists(step, min_size=3, max_size=5),
         }
     )
 
 
 def _stale_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, _ = _observations(sim, ex["steps"])
-    schedule = FaultSchedule(act=tuple((t, a, 425) for t, a in ex["stale"]))
+    obs, _ = _observations(sim, [(c, f) for c, f, _ in ex["steps"]])
+    schedule = FaultSchedule(
+        act=tuple((t, a, 425) for t, (_, _, a) in enumerate(ex["steps"]) if a is not None)
+    )
     agent = _agent(
         sim,
         _variant(variant, RESET_PENDING_ON_425),
@@ -337,18 +345,15 @@ def _reuse_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
 
 # -- 8. Forbidden erases a memory read -----------------------------------------------------------------
 def _forbidden_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "steps": st.integers(1, 3),
-            "probe_every": st.integers(1, 2),
-            "domain": st.booleans(),
-            "forbidden": st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), max_size=2),
-        }
-    )
+    # Each step is (a probe for FACT-0001?, the LLM call a Forbidden lands on or None).
+    step = st.tuples(st.booleans(), st.sampled_from([None, 0, 1, 2]))
+    return st.fixed_dictionaries({"domain": st.booleans(), "steps": st.lists(step, min_size=1, max_size=3)})
 
 
 def _forbidden_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    schedule = FaultSchedule(llm=tuple((t, c, "forbidden") for t, c in ex["forbidden"]))
+    schedule = FaultSchedule(
+        llm=tuple((t, c, "forbidden") for t, (_, c) in enumerate(ex["steps"]) if c is not None)
+    )
     agent = _agent(
         sim,
         _variant(variant, REDACT_RETRY_COPY),
@@ -357,10 +362,12 @@ def _forbidden_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdi
         schedule=schedule,
     )
     agent.env.write_memory_doc("agent_0", "# Notes\n- " + fact_token(1, "teal") + "\n")
-    for t in range(ex["steps"]):
-        q = "Question: what is the value of FACT-0001?" if t % ex["probe_every"] == 0 else "quiet hour"
+    for t, (probe, _) in enumerate(ex["steps"]):
+        q = "Question: what is the value of FACT-0001?" if probe else "quiet hour"
         agent.run_step(f"Day 1, Hour {t}\n{q}")
-    return pr.check_tool_results_intact(agent.history.msgs, (text for _, _, text in agent.env.results_log))
+    return pr.check_tool_results_intact(
+        agent.history.msgs, (text for _, _, text in agent.env.results_log), names=("read_memory_doc",)
+    )
 
 
 # -- 9. agent ids alias (documents) --------------------------------------------------------------------
@@ -541,9 +548,9 @@ CLAIMS: list[Claim] = [
     _claim(
         "large-save-empties-history",
         ("RT-RTE-context-trim", "MEM-OBJ-history"),
-        "The compaction right after a large write_memory_doc keeps the newest messages by cost: the save "
-        "pushes the step's own observation and the reminder out, and once the call alone exceeds K only its "
-        "result fits and is dropped as a leading tool message: history becomes [].",
+        "The compaction right after a large write_memory_doc empties the history: once the write call "
+        "costs more than K minus its result, only the result fits and it is dropped as a leading tool "
+        "message, so history becomes [] (the step's observation, the reminder and the save are all gone).",
         f"{GROUP_TRIM}+{PIN_OBSERVATION}: group-atomic trim with a guaranteed tail holding the observation",
         _large_save_strategy,
         _large_save_check,
@@ -551,8 +558,10 @@ CLAIMS: list[Claim] = [
     _claim(
         "no-provider-ceiling",
         ("RT-RTE-context-trim", "RT-CMP-openai-model"),
-        "Requests have no provider-token ceiling: system prompt and tool schemas are not subtracted from "
-        "B, the chars/4 estimate undercounts (CJK, digits), and a single message over B is always kept.",
+        "Requests have no provider-token ceiling: B bounds only the chars/4 estimate of the trimmed "
+        "history, so a request's exact provider count exceeds the window B (the system prompt and tool "
+        "schemas come on top; CJK and digits, which the estimate undercounts, and a lone message over B, "
+        "which is always kept, overflow further).",
         f"{PROVIDER_BUDGET}: trim in provider tokens to window - system - tools - reserve, clip a lone "
         "oversized message",
         _ceiling_strategy,
@@ -597,8 +606,8 @@ CLAIMS: list[Claim] = [
     _claim(
         "forbidden-erases-read",
         ("RT-RTE-react-loop", "MEM-RTE-document-read"),
-        "A Forbidden response permanently overwrites the last tool group in history (e.g. a memory read) "
-        "with the redaction content, whatever caused it.",
+        "A Forbidden response permanently overwrites the last tool group in history with the redaction "
+        "content, whatever caused it: a read_memory_doc result there is lost for the rest of the run.",
         f"{REDACT_RETRY_COPY}: redact only the retry's copy of the request",
         _forbidden_strategy,
         _forbidden_check,

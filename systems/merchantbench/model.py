@@ -5,8 +5,9 @@ Upstream: Artemonim/merchantbench @ 47eafeae (``env/tools/tools.py``, ``env/tool
 ``env/web/routes_agent.py``, ``env/storage/agent_log.py``, ``env/web/runner.py`` and
 ``agent/baselines/react_160k_compact_30k.py``), read through ``../shared/fidelity/merchantbench.md``.
 Every fix of a failure mode is a switch in :class:`~systems.merchantbench.state.Variant`; the default is
-the faithful design. Wall times (``wall_ms``, hook times) come from the agent's or the server's modeled
-clock; the step number is the env tick.
+the faithful design. Wall times (``wall_ms`` of history entries, hook times, file mtimes) come from the
+env server's modeled clock (``sim.clock("server")``: the tools run in the server process, which calls
+``time.time()``); the step number is the env tick.
 """
 
 from __future__ import annotations
@@ -615,7 +616,7 @@ class MerchantEnv:
             self.sim.trace.op(SYSTEM, "write_memory_doc", agent=str(agent_id), phase="fail", bytes=size)
             return result
         doc = self.memory_doc_path(agent_id)
-        clock = self.sim.clock(str(agent_id)).seconds
+        clock = self.sim.clock("server").seconds  # the env server process writes the files
         faults = self.sim.faults
         if self.variant.has(ATOMIC_WRITE):
             self._append_memory_history(agent_id, content, size)
@@ -646,9 +647,9 @@ class MerchantEnv:
             version = framed_version_count(existing) + 1
         else:
             version = next_memory_version(existing.decode("utf-8", "replace"))
-        wall_ms = self.sim.clock(str(agent_id)).ms()
+        wall_ms = self._server_ms()  # int(time.time()*1000) in the env server, not the agent's clock
         entry = history_entry(version, self.t, wall_ms, size, content, first=not existing)
-        self.tree.append_text(path, entry, clock=self.sim.clock(str(agent_id)).seconds)
+        self.tree.append_text(path, entry, clock=self.sim.clock("server").seconds)
         return version
 
     def read_memory_doc(self, agent_id: Any) -> dict[str, Any]:
@@ -663,7 +664,8 @@ class MerchantEnv:
         return result
 
     def memory_versions(self, agent_id: Any) -> list[int]:
-        """The version numbers labelled in *agent_id*'s history file, in order (for checkers)."""
+        """The version numbers labelled in *agent_id*'s history file, in order (MEM-OBJ-memory-history; for
+        checkers)."""
         path = self.memory_history_path(agent_id)
         if not self.tree.exists(path):
             return []
@@ -672,7 +674,8 @@ class MerchantEnv:
 
     # -- observation and /act admission (routes_agent.py + tools/dispatch.py) -------------------------
     def deliver_observation(self, agent_id: str, text: str) -> None:
-        """The step's observation for *agent_id*, recorded in the step trace as a user message.
+        """The step's observation for *agent_id*, recorded in the step trace as a user message
+        (RT-RTE-react-loop, MEM-OBJ-step-traces); raises :class:`HttpError` 410 when dead or unloaded.
         Not modeled: observation assembly from simulator state (the workload supplies the text)."""
         if self.unloaded or agent_id in self.dead:
             raise HttpError(410, "agent_dead")
@@ -680,7 +683,9 @@ class MerchantEnv:
         self._step_agents.append(agent_id)
 
     def offered_tools(self) -> frozenset[str]:
-        """The tool names offered to the agent (schemas minus the denylist)."""
+        """The tool names offered to the agent (schemas minus the denylist) (RT-OBJ-tool-registry).
+        Not modeled: the simulator's domain tools beyond ``query_balance`` (TOOL_SCHEMAS is a four-tool
+        stand-in; upstream's schema texts are not in the note, so the descriptions are paraphrases)."""
         return frozenset(s["function"]["name"] for s in TOOL_SCHEMAS) - self.tool_denylist
 
     def act(
@@ -805,7 +810,8 @@ class MerchantEnv:
 
     # -- hook and step traces (env/storage/agent_log.py) ---------------------------------------------
     def close_hook(self) -> None:
-        """Close the step's hook: write the final step index, advance ``t``, open the next hook."""
+        """Close the step's hook: write the final step index, advance ``t``, open the next hook
+        (RT-RTE-act-gate, MEM-OBJ-step-traces)."""
         self.write_step_index()
         self.t += 1
         self.hook_open = True
@@ -876,7 +882,8 @@ class MerchantEnv:
         return data if isinstance(data, dict) else None
 
     def trace_index(self) -> dict[str, int]:
-        """The trace index summary: ``{tokens: max reported, compactions: turns with compacted True}``."""
+        """The trace index summary (MEM-CLM-telemetry-limits, MEM-RTE-trace-inspection): ``{tokens: max
+        reported, compactions: turns with compacted True}``."""
         tokens, compactions = 0, 0
         t = 0
         while (step := self.read_step_index(t)) is not None or t < self.t:
@@ -1498,11 +1505,11 @@ class ReactAgent:
         return True
 
     def drive_step(self, observation: str, *, needed: Iterable[str] = ()) -> Generator[Any, Any, StepResult]:
-        """``_drive_step`` as a SimPy process: append the observation, then up to ``max_hops`` hops of
-        trigger check, request, LLM call and ``/act``; 425 truncates to the pre-observation length
-        (pending and the pre-assistant copy kept), other HTTP errors and LLM failures force an EOS; an
-        exception inside the step (e.g. 410 on the observation) forces a ``[step-crash]`` EOS, as ``run()``
-        does."""
+        """``_drive_step`` as a SimPy process (RT-RTE-react-loop, RT-RTE-act-gate): append the observation,
+        then up to ``max_hops`` hops of trigger check, request, LLM call and ``/act``; 425 truncates to the
+        pre-observation length (pending and the pre-assistant copy kept), other HTTP errors and LLM
+        failures force an EOS; an exception inside the step (e.g. 410 on the observation) forces a
+        ``[step-crash]`` EOS, as ``run()`` does."""
         t = self.env.t
         try:
             return (yield from self._drive_step(observation, needed=needed))

@@ -69,6 +69,19 @@ def check_observation_survives_compaction(ops: Sequence[OpRecord]) -> Verdict:
     return Verdict.ok()
 
 
+def check_compaction_keeps_history(ops: Sequence[OpRecord]) -> Verdict:
+    """always("compaction keeps a history"): no compaction leaves ``history == []`` (the ``compact`` op
+    records the lengths before and after)."""
+    for op in ops:
+        d = op.data
+        if op.op == "compact" and not d.get("after"):
+            return Verdict.violated(
+                f"t={d.get('t')}: compaction emptied the history ({d.get('before')} messages -> []): "
+                "observation, reminder and save all gone"
+            )
+    return Verdict.ok()
+
+
 def check_request_ceiling(requests: Sequence[RequestRecord], window: int) -> Verdict:
     """always("within window"): every request's exact provider token count is at most *window*."""
     over = [(r.seq, r.exact_tokens, r.estimate) for r in requests if r.exact_tokens > window]
@@ -124,11 +137,17 @@ def check_writes_applied(sent: Sequence[str], document: str | None, versions: Se
     return Verdict.ok()
 
 
-def check_tool_results_intact(history: Sequence[dict[str, Any]], server_results: Iterable[str]) -> Verdict:
-    """always("results intact"): every tool message in history carries a result the server returned."""
+def check_tool_results_intact(
+    history: Sequence[dict[str, Any]], server_results: Iterable[str], names: Iterable[str] | None = None
+) -> Verdict:
+    """always("results intact"): every tool message in history (of a tool in *names*, when given) carries a
+    result the server returned."""
     returned = set(server_results)
+    wanted = None if names is None else set(names)
     for i, m in enumerate(history):
-        if m.get("role") == "tool" and m.get("content") not in returned:
+        if m.get("role") != "tool" or (wanted is not None and m.get("name") not in wanted):
+            continue
+        if m.get("content") not in returned:
             return Verdict.violated(
                 f"history[{i}] ({m.get('name')}) holds {str(m.get('content'))[:60]!r}, not a server result"
             )

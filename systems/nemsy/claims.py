@@ -1,5 +1,11 @@
 """Nemsy's claimed failure modes (fidelity note §3, items 1–15), each with the minimal fix as a switch.
 
+Two items list several distinct defects, and each gets its own claim so that each one's shrunk
+counterexample is shown: item 10 (the mtime/hash status split) as ``status-split-touch``,
+``status-split-backdated`` and ``status-split-blank``, the three mismatches of §2.8, which together are
+every way the two statuses can disagree; item 12 (parser quirks) as ``parser-lost-sections``,
+``parser-stray-hash``, ``parser-md-fence`` and ``parser-empty-summary``, each with its own one-quirk fix.
+
 Every claim drives a tiny Wiki (a handful of sources, small limits passed as parameters where upstream
 has a constant) through the real model operations and checks one invariant from
 :mod:`systems.nemsy.properties`. The faithful design must fail it somewhere in the drawn space; the named
@@ -20,8 +26,7 @@ from systems.nemsy.model import (
     LOG_FILE,
     RAW_DIR,
     Nemsy,
-    parse_ingest_response,
-    parse_ingest_response_strict,
+    parse_ingest_response_with,
     sanitize_title,
 )
 from systems.nemsy.policies import RESPONSE_FAULTS, FactAnswerer, IngestResponder, InsightRewriter
@@ -34,11 +39,14 @@ from systems.nemsy.state import (
     FIX_INVALIDATE_DERIVED,
     FIX_LEDGER_BACKUP,
     FIX_LEDGER_FAILED,
+    FIX_PARSER_ANY_FENCE,
+    FIX_PARSER_ANY_LEVEL,
+    FIX_PARSER_REJECT_EMPTY,
+    FIX_PARSER_SECTION_ONLY,
     FIX_REASON_ARCHIVE,
     FIX_RELEVANCE,
     FIX_RELOAD_SNAPSHOT,
     FIX_SAVE_EVICTED,
-    FIX_STRICT_PARSER,
     FIX_UNIQUE_RESOLVE,
     FIX_WEB_FLAGS,
     Message,
@@ -279,7 +287,7 @@ def _index_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
             n.query(f"What do we know about FACT-{k:04d}?", archive=True, max_files=ex["max_files"])
         tick(sim)
     ctx = n._load_wiki_context(ex["max_files"])
-    return pr.check_context_within(ctx.text, ex["budget"])
+    return pr.check_context_within(ctx.text, ex["budget"], ctx.index_chars)
 
 
 # -- 7. generated answers feed future answers ------------------------------------------------------
@@ -387,8 +395,11 @@ def _status_strategy() -> Any:
     return st.lists(op, max_size=5)
 
 
-def _status_check(sim: Simulation, ops: list[list[Any]], variant: str) -> Verdict:
-    """Write / ingest / touch / back-dated edit one source: CLI and display status agree after each step."""
+StatusCheck = Callable[[str, str], Verdict]
+
+
+def _status_run(sim: Simulation, ops: list[list[Any]], variant: str, check: StatusCheck) -> Verdict:
+    """Write / ingest / touch / back-date one source; after each step compare CLI and display status."""
     n = _system(sim, variant, FIX_HASH_STATUS)
     rel, path = "alpha.md", f"{RAW_DIR}/alpha.md"
     n.write_source(rel, _source_text(0))
@@ -397,8 +408,7 @@ def _status_check(sim: Simulation, ops: list[list[Any]], variant: str) -> Verdic
         if op[0] == "write":
             edits += 1
             texts = {"text": _source_text(0), "edit": _source_text(0, edits), "blank": "  \n", "empty": ""}
-            text = texts[op[1]]
-            n.write_source(rel, text)
+            n.write_source(rel, texts[op[1]])
         elif op[0] == "ingest":
             n.cli_ingest(rel)
         elif op[0] == "touch":
@@ -407,11 +417,36 @@ def _status_check(sim: Simulation, ops: list[list[Any]], variant: str) -> Verdic
             edits += 1
             n.write_source(rel, _source_text(0, edits), mtime=n.clock.seconds() - 3600.0)
         tick(sim)
-        content = n.tree.read_text(path)
-        v = pr.check_status_agree({rel: (n.get_file_status(path, content), n.display_status(path))})
+        v = check(n.get_file_status(path, n.tree.read_text(path)), n.display_status(path))
         if not v.holds:
             return Verdict.violated(f"after {op}: {v.detail}")
     return Verdict.ok()
+
+
+def _status_touch_check(sim: Simulation, ops: list[list[Any]], variant: str) -> Verdict:
+    """After each step the display shows ``changed`` only for a file the CLI would re-ingest."""
+    return _status_run(sim, ops, variant, pr.check_display_not_falsely_changed)
+
+
+def _status_backdated_check(sim: Simulation, ops: list[list[Any]], variant: str) -> Verdict:
+    """After each step the display shows ``done`` only for a file the CLI finds ingested."""
+    return _status_run(sim, ops, variant, pr.check_display_not_falsely_done)
+
+
+def _status_blank_check(sim: Simulation, ops: list[list[Any]], variant: str) -> Verdict:
+    """After each step the CLI and the display agree on whether the file is empty."""
+    return _status_run(sim, ops, variant, pr.check_emptiness_agrees)
+
+
+def _status_summary(ops: list[list[Any]]) -> str:
+    words = {
+        "ingest": "ingest",
+        "touch": "touch (same bytes, newer mtime)",
+        "backdate": "edit with an mtime 1 h in the past",
+    }
+    texts = {"text": "the original text", "edit": "an edited text", "blank": "'  \\n'", "empty": "''"}
+    steps = [f"write {texts[op[1]]}" if op[0] == "write" else words[op[0]] for op in ops]
+    return "alpha.md written, then " + ", ".join(steps) if steps else "alpha.md written"
 
 
 # -- 11. corrupt ledger resets everything ----------------------------------------------------------
@@ -443,7 +478,7 @@ def _parser_strategy() -> Any:
     return st.fixed_dictionaries(
         {
             "sections": st.lists(st.sampled_from(["##", "###"]), max_size=3),
-            "embedded": st.none() | st.sampled_from(["## bare", "## ruled", "### bare", "## 列表"]),
+            "embedded": st.sampled_from([None, "## bare", "## ruled", "### bare", "### ruled", "## 列表"]),
             "at": st.integers(0, 3),
             "fence": st.sampled_from(["none", "bare", "markdown", "md"]),
             "questions": st.booleans(),
@@ -452,9 +487,11 @@ def _parser_strategy() -> Any:
 
 
 def build_response(ex: dict[str, Any]) -> tuple[str, list[str], bool]:
-    """The model reply of a parser example, the facts the page must keep, and whether the summary is empty."""
+    """The model reply of a parser example, the facts the page must keep, and whether the summary has
+    content ahead of any questions heading (a section, or a kept ``## 待探索问题列表`` heading)."""
     blocks: list[str] = []
     facts: list[str] = []
+    lead = bool(ex["sections"])
     for k, level in enumerate(ex["sections"]):
         blocks.append(f"{level} Part {k}\n\n{_fact(k)}")
         facts.append(f"FACT-{k + 1:04d}")
@@ -465,6 +502,7 @@ def build_response(ex: dict[str, Any]) -> tuple[str, list[str], bool]:
         if kind == "ruled":
             block = "---\n\n" + block
         blocks.insert(min(ex["at"], len(blocks)), block)
+        lead = kind == "列表" or min(ex["at"], len(ex["sections"])) > 0
     summary = "\n\n".join(blocks)
     if summary and ex["fence"] != "none":
         info = {"bare": "", "markdown": "markdown", "md": "md"}[ex["fence"]]
@@ -472,14 +510,39 @@ def build_response(ex: dict[str, Any]) -> tuple[str, list[str], bool]:
     text = f"---SUMMARY---\n{summary}\n"
     if ex["questions"]:
         text += "---QUESTIONS---\n- 下一步？\n"
-    return text, facts, not ex["sections"] and not (ex["embedded"] or "").endswith("列表")
+    return text, facts, lead
 
 
-def _parser_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    """Parse a drawn reply: every non-question section survives, no stray '#', no fence, empty rejected."""
-    text, facts, empty = build_response(ex)
-    parse = parse_ingest_response if variant == FAITHFUL else parse_ingest_response_strict
-    return pr.check_parsed_page(parse(text), facts, empty)
+ParserCheck = Callable[[str | None, list[str], bool], Verdict]
+
+
+def _parser_run(ex: dict[str, Any], variant: str, fix: str, check: ParserCheck) -> Verdict:
+    text, facts, has_content = build_response(ex)
+    fixes = frozenset() if variant == FAITHFUL else frozenset({fix})
+    return check(parse_ingest_response_with(text, fixes), facts, has_content)
+
+
+def _parser_sections_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
+    """Parse a drawn reply: the facts of every non-question section survive."""
+    return _parser_run(ex, variant, FIX_PARSER_SECTION_ONLY, lambda r, f, c: pr.check_sections_kept(r, f))
+
+
+def _parser_stray_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
+    """Parse a drawn reply: no line made only of '#' remains."""
+    return _parser_run(ex, variant, FIX_PARSER_ANY_LEVEL, lambda r, f, c: pr.check_no_stray_hash(r))
+
+
+def _parser_fence_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
+    """Parse a drawn reply: no code-fence line is written."""
+    return _parser_run(ex, variant, FIX_PARSER_ANY_FENCE, lambda r, f, c: pr.check_no_fence_line(r))
+
+
+def _parser_empty_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
+    """Parse a drawn reply: a summary with nothing ahead of its questions writes no page; one with a
+    section ahead of them is written."""
+    return _parser_run(
+        ex, variant, FIX_PARSER_REJECT_EMPTY, lambda r, f, c: pr.check_empty_summary_rejected(r, c)
+    )
 
 
 # -- 13. ambiguous citation ------------------------------------------------------------------------
@@ -631,7 +694,8 @@ CLAIMS: list[Claim] = [
         SYSTEM,
         ("MEM-OBJ-wiki-index", "RT-BAP-wiki-context"),
         "The index is appended on every write and always loaded in full outside the page count, so the "
-        "context grows with the number of operations even with max_files=0.",
+        "loaded context outgrows any fixed character budget as writes accumulate, whatever max_files is "
+        "(even 0).",
         f"{FIX_BOUNDED_INDEX}: clip the index to its newest entries and count it and the pages inside one "
         "shared character budget",
         _index_strategy,
@@ -677,15 +741,38 @@ CLAIMS: list[Claim] = [
         summarize=lambda e: f"max_turns={e['max_turns']}, {e['turns']} fact turns then a question",
     ),
     Claim(
-        "nemsy.status-split",
+        "nemsy.status-split-touch",
         SYSTEM,
         ("MEM-OBJ-ingest-log",),
-        "The CLI decides by content hash, the web/sources display by mtime against the last ingestion: a "
-        "touch shows changed but is done, a back-dated edit shows done but is changed.",
+        "The web/sources display compares mtime with the last ingestion, the CLI compares content hashes: "
+        "after a touch (or a rewrite with the same bytes) the display shows changed while the CLI skips the "
+        "file as done.",
         f"{FIX_HASH_STATUS}: one hash-based status shared by every surface",
         _status_strategy,
-        _guard(_status_check),
-        summarize=lambda ops: repr(ops),
+        _guard(_status_touch_check),
+        summarize=_status_summary,
+    ),
+    Claim(
+        "nemsy.status-split-backdated",
+        SYSTEM,
+        ("MEM-OBJ-ingest-log",),
+        "An edit whose mtime is older than the last ingestion (a restored or synced file) shows done in the "
+        "web/sources display while the CLI finds it changed and re-ingests it.",
+        f"{FIX_HASH_STATUS}: one hash-based status shared by every surface",
+        _status_strategy,
+        _guard(_status_backdated_check),
+        summarize=_status_summary,
+    ),
+    Claim(
+        "nemsy.status-split-blank",
+        SYSTEM,
+        ("MEM-OBJ-ingest-log",),
+        "A whitespace-only source is empty for the CLI (recorded, never ingested) but new or changed in the "
+        "web/sources display, which tests emptiness by byte size.",
+        f"{FIX_HASH_STATUS}: one hash-based status shared by every surface",
+        _status_strategy,
+        _guard(_status_blank_check),
+        summarize=_status_summary,
     ),
     Claim(
         "nemsy.corrupt-ledger-reset",
@@ -699,14 +786,47 @@ CLAIMS: list[Claim] = [
         summarize=lambda e: f"{e['sources']} sources, ledger replaced by {e['corrupt']!r}",
     ),
     Claim(
-        "nemsy.parser-quirks",
+        "nemsy.parser-lost-sections",
         SYSTEM,
         ("MEM-OBJ-source-page", "RT-RTE-document-ingest"),
-        "The ingest parser cuts everything after an embedded questions heading, leaves a stray '#' for "
-        "'### 待探索问题', writes a ```md fence verbatim and accepts an empty summary.",
-        f"{FIX_STRICT_PARSER}: cut only the questions section, unwrap any fence, reject an empty summary",
+        "An embedded '## 待探索问题' heading in the summary cuts the page from that heading to the end: "
+        "every later section of the summary is lost.",
+        f"{FIX_PARSER_SECTION_ONLY}: remove only the questions section (up to the next heading)",
         _parser_strategy,
-        _guard(_parser_check),
+        _guard(_parser_sections_check),
+        summarize=lambda e: repr(build_response(e)[0]),
+    ),
+    Claim(
+        "nemsy.parser-stray-hash",
+        SYSTEM,
+        ("MEM-OBJ-source-page", "RT-RTE-document-ingest"),
+        "The embedded-questions regex matches '## 待探索问题' inside '### 待探索问题', so the page keeps a "
+        "stray '#' line.",
+        f"{FIX_PARSER_ANY_LEVEL}: match the embedded heading at any level (#{{2,}})",
+        _parser_strategy,
+        _guard(_parser_stray_check),
+        summarize=lambda e: repr(build_response(e)[0]),
+    ),
+    Claim(
+        "nemsy.parser-md-fence",
+        SYSTEM,
+        ("MEM-OBJ-source-page", "RT-RTE-document-ingest"),
+        "Only a bare or ```markdown fence is unwrapped: a summary fenced as ```md is written with its fence "
+        "lines verbatim.",
+        f"{FIX_PARSER_ANY_FENCE}: unwrap a fence whatever its info string",
+        _parser_strategy,
+        _guard(_parser_fence_check),
+        summarize=lambda e: repr(build_response(e)[0]),
+    ),
+    Claim(
+        "nemsy.parser-empty-summary",
+        SYSTEM,
+        ("MEM-OBJ-source-page", "RT-RTE-document-ingest", "MEM-OBJ-ingest-log"),
+        "A summary with no content ahead of its questions (empty, or only an embedded questions heading) "
+        "is accepted: an empty page (or a lone '#') is written, indexed and recorded as done.",
+        f"{FIX_PARSER_REJECT_EMPTY}: write nothing when the summary has no text",
+        _parser_strategy,
+        _guard(_parser_empty_check),
         summarize=lambda e: repr(build_response(e)[0]),
     ),
     Claim(

@@ -9,6 +9,7 @@ F = "tests/test_nemsy_functions.py::"
 P = "tests/test_nemsy_properties.py::"
 S = "tests/test_nemsy_stateful.py::"
 A = "tests/test_nemsy_adapter.py::"
+R = "tests/test_nemsy_requests.py::"
 
 OPERATIONS: list[Operation] = [
     Operation(
@@ -97,6 +98,7 @@ OPERATIONS: list[Operation] = [
 NOT_MODELED: list[str] = [
     "The model itself (DeepSeek): replies come from seeded policies.",
     "Upstream's system prompts' exact text: short stand-ins are sent instead.",
+    "Query and lint user prompts' exact whitespace (the note gives parts and order only).",
     "Streaming output, the terminal UI, progress bars and --dry-run's printed list.",
     "The browser UI (FileLibrary and Chat views, mode switches, local 'done' marks).",
     "Settings loading (TOML, .env, environment variables): the TOML defaults are used.",
@@ -189,6 +191,7 @@ RECORDS: dict[str, Coverage] = {
         ("Nemsy._parse_and_write_ingest", "parse_ingest_response", "sanitize_title", "IngestResponder"),
         (
             F + "test_sanitize_title_examples",
+            F + "test_parser_equals_upstream_regex_sequence",
             F + "test_parser_embedded_heading_cuts_everything_after",
             T + "test_same_day_same_name_overwrites",
             T + "test_upstream_ingest_basic",
@@ -220,12 +223,18 @@ RECORDS: dict[str, Coverage] = {
         ),
     ),
     "RT-BAP-wiki-context": Coverage(
-        ("Nemsy._load_wiki_context", "MtimeIndex", "select_wiki_pages", "Nemsy._request (sim.request)"),
+        (
+            "Nemsy._load_wiki_context",
+            "MtimeIndex",
+            "select_wiki_pages",
+            "Nemsy._request (sim.request's fields)",
+        ),
         (
             T + "test_loader_separators_and_order",
             T + "test_route_page_limits",
             T + "test_loader_matches_upstream_selection_after_mixed_writes",
             T + "test_every_load_is_a_recorded_request",
+            R + "test_every_route_records_what_sim_request_records",
             A + "test_adapter_ingests_each_observation_and_returns_query_requests",
         ),
     ),

@@ -17,10 +17,15 @@ and stands for upstream's local time.
 Where the fidelity note and report 002 disagree (the index entry's full-width parentheses, the CRLF
 marker failure, ARCHIVABLE never archiving by itself), the note wins; see ``fidelity.DIFFERENCES``.
 
-Every model request (ingest, query, chat, lint, save) is recorded in the trace exactly as
-``sim.request`` records it (the sum of each part's exact cl100k count, and the fact ids present); the
-index inside a prompt is counted entry by entry (see :meth:`Nemsy.exact_tokens`), which gives the same
-number without re-encoding an index that grows with every write.
+Model requests: every model call (ingest, query, chat, lint, save; CLI and web) is recorded with
+``sim.trace.request`` rather than ``sim.request``, for speed only. The record is field for field what
+``sim.request`` would record for the same parts: ``exact_tokens`` = the sum of each part's exact cl100k
+count, ``facts`` = the fact ids present in any part, ``messages`` = the number of parts, ``estimate`` None
+(Nemsy has no estimator) and nothing ``needed``, plus Nemsy's own detail (command, pages, index size). The
+one difference is how the count is computed: the index inside a prompt is counted entry by entry (see
+:meth:`Nemsy.exact_tokens`), which is exact because each entry starts and ends on a cl100k pre-tokenizer
+chunk boundary, and avoids re-encoding an index that grows with every write.
+``tests/test_nemsy_requests.py`` checks every route's records against ``sim.request`` itself.
 
 Upstream's loader stats every Wiki file and reads the N newest; this model keeps an mtime index of the
 Wiki (updated by every write it makes, rebuilt by :meth:`Nemsy.rescan`), so selecting the newest N costs
@@ -55,6 +60,11 @@ from systems.nemsy.state import (
     FIX_INVALIDATE_DERIVED,
     FIX_LEDGER_BACKUP,
     FIX_LEDGER_FAILED,
+    FIX_PARSER_ANY_FENCE,
+    FIX_PARSER_ANY_LEVEL,
+    FIX_PARSER_FIXES,
+    FIX_PARSER_REJECT_EMPTY,
+    FIX_PARSER_SECTION_ONLY,
     FIX_REASON_ARCHIVE,
     FIX_RELEVANCE,
     FIX_RELOAD_SNAPSHOT,
@@ -117,12 +127,14 @@ SAVE_SYSTEM = "你是 Nemsy。当前任务：将对话中的洞见整理为带 f
 _UNSAFE = re.compile(r"[^\w\u4e00-\u9fff\-_ ]")
 _SUMMARY = re.compile(r"---SUMMARY---\n(.*?)(?=---QUESTIONS---|$)", re.DOTALL)
 _FENCE = re.compile(r"^```(?:markdown)?\s*\n(.*?)\n```\s*$", re.DOTALL)
-_EMBEDDED_RULED = re.compile(r"\n{0,2}---\n\n## 待探索问题\b.*$", re.DOTALL)
-_EMBEDDED_BARE = re.compile(r"\n{0,2}## 待探索问题\b.*$", re.DOTALL)
 _QUESTIONS = re.compile(r"---QUESTIONS---\n(.*?)$", re.DOTALL)
 _TITLE = re.compile(r"^title:\s*(.+)$", re.MULTILINE)
-# The strict parser of the FIX_STRICT_PARSER variant.
+# The embedded-questions patterns (upstream: r"\n{0,2}---\n\n## 待探索问题\b.*$", then the same without the
+# rule) are assembled in _cut_embedded, which the parser fixes vary. The parser fixes' own patterns:
 _FENCE_ANY = re.compile(r"^```[\w-]*\s*\n(.*?)\n```\s*$", re.DOTALL)
+_FENCE_LINE = re.compile(r"^```.*$", re.MULTILINE)
+_SUMMARY_TOLERANT = re.compile(r"---SUMMARY---[ \t]*\n(.*?)(?=---QUESTIONS---|$)", re.DOTALL)
+_QUESTIONS_TOLERANT = re.compile(r"---QUESTIONS---[ \t]*\n(.*?)$", re.DOTALL)
 _ENTRY_STEM = re.compile(r"^- \[\[(.*?)\]\] — ", re.MULTILINE)
 
 
@@ -150,13 +162,55 @@ def parse_ingest_response(response: str) -> str | None:
     only; cuts everything from an embedded ``## 待探索问题`` heading on; appends the ``---QUESTIONS---``
     part under that heading. An empty summary is accepted.
     """
-    m = _SUMMARY.search(response)
+    return parse_ingest_response_with(response)
+
+
+def _cut_embedded(summary: str, ruled: bool, level: str, section_only: bool) -> str:
+    """Remove an embedded questions heading (upstream: it and everything after it, then rstrip)."""
+    pattern = r"\n{0,2}" + (r"---\n\n" if ruled else "") + level + r" 待探索问题\b"
+    m = re.search(pattern, summary)
+    if m is None:
+        return summary.rstrip()
+    head = summary[: m.start()].rstrip()
+    if not section_only:
+        return head
+    nxt = re.search(r"\n#{1,6} ", summary[m.end() :])
+    if nxt is None:
+        return head
+    tail = summary[m.end() + nxt.start() :].strip("\n")
+    return (head + "\n\n" + tail if head else tail).rstrip()
+
+
+def parse_ingest_response_with(response: str, fixes: frozenset[str] = frozenset()) -> str | None:
+    """:func:`parse_ingest_response` with some of the parser fixes switched on (each one quirk of §2.3):
+
+    - ``questions-section-only``: an embedded questions heading removes only its own section (up to the
+      next heading), not every later section;
+    - ``questions-heading-any-level``: the embedded heading is matched at any level ``#{2,}``, so
+      ``### 待探索问题`` leaves no stray ``#``;
+    - ``any-fence-unwrapped``: a fence with any info string (```` ```md ````) is unwrapped;
+    - ``empty-summary-rejected``: a summary with no text after the cuts (fence lines, rules and ``#`` do
+      not count) writes nothing;
+    - ``strict-parser``: all four, plus a CRLF-tolerant marker.
+
+    With no fixes this is upstream's regex sequence exactly (the ``re.sub`` calls of §2.3 remove from the
+    first match to the end, which :func:`_cut_embedded` does with a search and a slice).
+    """
+    strict = FIX_STRICT_PARSER in fixes
+    section_only = strict or FIX_PARSER_SECTION_ONLY in fixes
+    level = r"#{2,}" if strict or FIX_PARSER_ANY_LEVEL in fixes else "##"
+    fence = _FENCE_ANY if strict or FIX_PARSER_ANY_FENCE in fixes else _FENCE
+    reject_empty = strict or FIX_PARSER_REJECT_EMPTY in fixes
+    text = response.replace("\r\n", "\n") if strict else response
+    m = (_SUMMARY_TOLERANT if strict else _SUMMARY).search(text)
     if m is None:
         return None
-    summary = _unwrap_fence(m.group(1).strip())
-    summary = _EMBEDDED_RULED.sub("", summary).rstrip()
-    summary = _EMBEDDED_BARE.sub("", summary).rstrip()
-    q = _QUESTIONS.search(response)
+    summary = _unwrap_fence(m.group(1).strip(), fence)
+    summary = _cut_embedded(summary, True, level, section_only)
+    summary = _cut_embedded(summary, False, level, section_only)
+    if reject_empty and not re.search(r"\w", _FENCE_LINE.sub("", summary)):
+        return None
+    q = (_QUESTIONS_TOLERANT if strict else _QUESTIONS).search(text)
     questions = q.group(1).strip() if q else ""
     if questions:
         summary = summary + "\n\n---\n\n" + QUESTIONS_HEADING + "\n\n" + questions
@@ -164,38 +218,9 @@ def parse_ingest_response(response: str) -> str | None:
 
 
 def parse_ingest_response_strict(response: str) -> str | None:
-    """The strict-parser fix: CRLF-tolerant marker, any fence info string, only the embedded questions
-    *section* removed (up to the next heading), and an empty summary rejected.
-    """
-    text = response.replace("\r\n", "\n")
-    m = re.search(r"---SUMMARY---[ \t]*\n(.*?)(?=---QUESTIONS---|$)", text, re.DOTALL)
-    if m is None:
-        return None
-    summary = _unwrap_fence(m.group(1).strip(), _FENCE_ANY)
-    lines = summary.split("\n")
-    out: list[str] = []
-    cut_level = 0
-    for line in lines:
-        h = re.match(r"^(#{1,6}) (.*)$", line)
-        if h and h.group(2).strip() == "待探索问题":
-            cut_level = len(h.group(1))
-            while out and out[-1].strip() in ("", "---"):
-                out.pop()
-            continue
-        if cut_level and h:
-            cut_level = 0
-            if out:
-                out.append("")
-        if not cut_level:
-            out.append(line)
-    summary = "\n".join(out).strip()
-    if not summary:
-        return None
-    q = re.search(r"---QUESTIONS---[ \t]*\n(.*?)$", text, re.DOTALL)
-    questions = q.group(1).strip() if q else ""
-    if questions:
-        summary = summary + "\n\n---\n\n" + QUESTIONS_HEADING + "\n\n" + questions
-    return summary
+    """The strict-parser fix: every parser fix of :func:`parse_ingest_response_with` and a CRLF-tolerant
+    marker."""
+    return parse_ingest_response_with(response, frozenset({FIX_STRICT_PARSER}))
 
 
 def index_entry(stem: str, summary_line: str, day: str) -> str:
@@ -303,7 +328,7 @@ def frontmatter_dumps(metadata: dict[str, Any], content: str) -> str:
 
 
 def summarize_token_log(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """``summarize_token_log()``: totals, and calls/tokens by command and by model."""
+    """(MEM-OBJ-token-log) ``summarize_token_log()``: totals, and calls/tokens by command and by model."""
     by_command: dict[str, dict[str, int]] = {}
     by_model: dict[str, dict[str, int]] = {}
     out = {"total_calls": 0, "total_prompt_tokens": 0, "total_completion_tokens": 0, "total_tokens": 0}
@@ -699,8 +724,10 @@ class Nemsy:
 
     # -- model calls -------------------------------------------------------------------------------------
     def _request(self, command: str, route: str, parts: Sequence[str], ctx: WikiContext | None) -> int:
-        """Record one model request (exact cl100k tokens and the fact ids present; what ``sim.request``
-        records) and return its prompt tokens."""
+        """Record one model request through ``sim.trace.request`` with the fields ``sim.request`` would
+        record for *parts* (exact cl100k tokens via :meth:`exact_tokens`, the fact ids present, the part
+        count, no estimate) and return its prompt tokens. Not ``sim.request`` itself only because its
+        whole-part counting re-encodes the growing index on every call."""
         self.calls[command] += 1
         if not self.record_requests:
             return 0
@@ -725,11 +752,14 @@ class Nemsy:
     def exact_tokens(self, parts: Sequence[str], index_text: str | None = None) -> int:
         """The exact cl100k count of *parts* (as ``sim.request`` counts them: the sum over parts).
 
-        The index is counted entry by entry: every entry starts with ``- [[`` and ends with ``）\n``, which
-        are pre-tokenizer chunk boundaries in cl100k, so a part's count equals the count of the part with
-        the middle entries removed plus each removed entry's (cached) count. This makes a request cost
-        O(entries) cache hits instead of re-encoding the whole index. Falls back to a plain count whenever
-        the index is not exactly ``INDEX_HEAD`` + the entries this model appended.
+        The index is counted entry by entry. Every entry starts with ``- [[`` after a newline and ends with
+        ``）\n``; cl100k's pre-tokenizer ends a chunk at ``）\n`` (a punctuation run takes its trailing
+        newlines but not the ``-`` that follows) and at the ``\n\n`` closing ``INDEX_HEAD``, and BPE never
+        merges across chunks. So a part's count equals the count of the part with the entries before the
+        last one removed, plus each removed entry's (cached) count; the last entry stays in place because
+        what follows the index can join its trailing newline. A request then costs O(entries) cache hits
+        instead of re-encoding the whole index. Falls back to a plain count whenever the index is not
+        exactly ``INDEX_HEAD`` + the entries this model appended (an upsert, a rescan, a clipped index).
         """
         entries = self._entries
         if index_text is None or len(entries) < 3 or index_text != INDEX_HEAD + self._entries_joined:
@@ -779,7 +809,7 @@ class Nemsy:
         return records
 
     def summarize_token_log(self) -> dict[str, Any]:
-        """The token-log summary shown by ``nemsy status`` and ``/api/status``."""
+        """(MEM-OBJ-token-log) The token-log summary shown by ``nemsy status`` and ``/api/status``."""
         return summarize_token_log(self.load_token_log())
 
     # -- ingest ----------------------------------------------------------------------------------------
@@ -840,8 +870,7 @@ class Nemsy:
         trailing newline, overwriting), then the index entry ``来自 <title> 的摘要``. None when the SUMMARY
         marker is missing: nothing is written.
         """
-        parse = parse_ingest_response_strict if self.fixed(FIX_STRICT_PARSER) else parse_ingest_response
-        body = parse(response)
+        body = parse_ingest_response_with(response, self.variant.fixed & FIX_PARSER_FIXES)
         if body is None:
             self._op("_parse_and_write_ingest", phase="fail", title=title, reason="no SUMMARY")
             return None
@@ -954,15 +983,16 @@ class Nemsy:
         return rec
 
     def get_file_status(self, source_path: str, content: str) -> str:
-        """CLI status (hash based): empty / new / done / changed (failed is pending under the fix)."""
+        """(MEM-OBJ-ingest-log) CLI status (hash based): empty / new / done / changed (failed is pending under
+        the ledger-failed-status fix)."""
         rec = self.ledger_record(source_path)
         if self.fixed(FIX_LEDGER_FAILED) and rec is not None and rec.status == "failed" and content.strip():
             return "failed"
         return cli_file_status(rec, content)
 
     def display_status(self, source_path: str) -> str:
-        """Web ``/api/sources`` and ``nemsy sources`` badge (mtime against the last ingestion); the
-        hash-status fix shows the CLI status instead."""
+        """(MEM-OBJ-ingest-log) Web ``/api/sources`` and ``nemsy sources`` badge (mtime against the last
+        ingestion); the hash-status fix shows the CLI status instead."""
         data = self.tree.read_bytes(source_path)
         if self.fixed(FIX_HASH_STATUS):
             return self.get_file_status(source_path, data.decode("utf-8", "replace"))
@@ -988,9 +1018,9 @@ class Nemsy:
         extensions: Sequence[str] = COLLECT_EXTENSIONS,
         ignore_dirs: Sequence[str] = (),
     ) -> list[str]:
-        """``vault.collect_files``: a file gives ``[path]`` if its suffix matches; a directory gives its
-        (recursive) files with a matching suffix and name ≠ ``_index.md``, skipping any path with a part in
-        the skip set (matched against every part, ancestors included), sorted."""
+        """(RT-RTE-document-ingest) ``vault.collect_files``: a file gives ``[path]`` if its suffix matches; a
+        directory gives its (recursive) files with a matching suffix and name ≠ ``_index.md``, skipping any
+        path with a part in the skip set (matched against every part, ancestors included), sorted."""
         if self.tree.exists(path):
             return [path] if PurePosixPath(path).suffix in extensions else []
         skip = SKIP_DIRS | {WIKI_DIR.rsplit("/", 1)[-1]} | set(ignore_dirs)
@@ -1087,8 +1117,9 @@ class Nemsy:
         return outcomes
 
     def web_ingest(self, paths: Sequence[str], *, force: bool = False) -> list[IngestOutcome]:
-        """``POST /api/ingest``: ignores *force* and the ledger (re-ingests everything), no empty check, title
-        = stem. The web-honors-flags fix skips ``done`` files unless *force*."""
+        """(RT-RTE-document-ingest) ``POST /api/ingest``: ignores *force* and the ledger (re-ingests
+        everything), no empty check, title = stem. The web-honors-flags fix skips ``done`` files unless
+        *force*."""
         out = []
         for f in paths:
             content = self.tree.read_text(f)
@@ -1108,7 +1139,10 @@ class Nemsy:
 
     # -- query and archive -------------------------------------------------------------------------------
     def query_prompt(self, question: str, ctx: WikiContext) -> str:
-        """The query user prompt: ``问题：q``, then ``---Wiki 内容---`` and the context."""
+        """The query user prompt: ``问题：q``, then ``---Wiki 内容---`` and the context.
+
+        Not modeled: Query and lint user prompts' exact whitespace (the note gives parts and order only).
+        """
         return f"问题：{question}\n\n---Wiki 内容---\n{ctx.text}\n"
 
     def query(
@@ -1166,8 +1200,9 @@ class Nemsy:
         return f"{QUERIES}/{name}-{self.today()}.md"
 
     def _archive_query_result(self, question: str, answer: str, ctx: WikiContext | None = None) -> str:
-        """(MEM-OBJ-query-page) Write ``# q\\n\\n<answer minus ARCHIVABLE: true, stripped>`` with frontmatter
-        ``{date, tags: [], title: q, type: query}``, overwriting; then the index line ``查询结果：q[:30]...``
+        """(RT-RTE-answer-archive, MEM-OBJ-query-page) Write ``# q\\n\\n<answer minus ARCHIVABLE: true,
+        stripped>`` with frontmatter ``{date, tags: [], title: q, type: query}``, overwriting; then the index
+        line ``查询结果：q[:30]...``
 
         Not modeled: PyYAML quoting in frontmatter: titles are plain or single-quoted by a simple rule.
         """
@@ -1192,8 +1227,9 @@ class Nemsy:
         self.derivations[filename] = inputs
 
     def web_query(self, question: str, *, archive: bool = False) -> str:
-        """``POST /api/query``: a fresh 30-page load and one call; *archive* is ignored and nothing is logged
-        (the web-honors-flags fix archives and logs like the CLI)."""
+        """(RT-RTE-wiki-answer, RT-RTE-answer-archive) ``POST /api/query``: a fresh 30-page load and one call;
+        *archive* is ignored and nothing is logged (the web-honors-flags fix archives and logs like the
+        CLI)."""
         if self.fixed(FIX_WEB_FLAGS):
             return self.query(question, archive=archive)
         ctx = self._load_wiki_context(QUERY_PAGES, query=question, route="wiki.query")
@@ -1271,7 +1307,8 @@ class Nemsy:
         return reply
 
     def web_chat(self, history: Sequence[Message], message: str) -> str:
-        """``POST /api/chat``: 20 pages loaded fresh per request, the client's history verbatim, no log."""
+        """(RT-RTE-conversation-chat) ``POST /api/chat``: 20 pages loaded fresh per request, the client's
+        history verbatim, no log."""
         ctx = self._load_wiki_context(CHAT_PAGES, query=message, route="wiki.chat")
         return self.chat_request(ctx, history, message, route="wiki.web_chat")
 
@@ -1279,12 +1316,13 @@ class Nemsy:
     def delete_wiki_note(self, filename: str, *, confirmed: bool = False) -> bool:
         """(MEM-CLM-storage-lifecycle) ``vault.delete_wiki_note``: False if missing, RuntimeError unless
         *confirmed*, else unlink. Index, log and ledger are untouched (the synchronized-delete fix removes the
-        stem's index entries, logs the delete and drops ledger records pointing at the page).
+        stem's index entries, logs the delete and drops ledger records pointing at the page). The error
+        text is upstream's ``vault.py`` (the note gives none).
         """
         if self.read_wiki_note(filename) is None:
             return False
         if not confirmed:
-            raise RuntimeError("删除操作必须先获得用户确认（confirmed=True）")
+            raise RuntimeError("删除操作必须先通过 click.confirm() 获得用户确认，再传入 confirmed=True")
         self.tree.delete(self.wiki(filename))
         self.pages.drop(filename)
         self.generation += 1
@@ -1352,8 +1390,8 @@ class ChatSession:
         return self.snapshot
 
     def say(self, user_input: str, *, accept_archive: bool = False) -> str:
-        """One ordinary turn: call with the history plus *user_input*, append both messages, run the optional
-        ARCHIVABLE save, then trim."""
+        """(RT-RTE-conversation-chat) One ordinary turn: call with the history plus *user_input*, append both
+        messages, run the optional ARCHIVABLE save, then trim."""
         extra = ""
         if self.evicted_facts:
             extra = "早前对话摘要：" + " ".join(self.evicted_facts) + "\n\n"
@@ -1374,8 +1412,9 @@ class ChatSession:
         return reply
 
     def command(self, line: str) -> Any:
-        """A slash command (``/ingest PATH [-r] [-f] [--wide]``, ``/save [topic]``, ``/query q [-a]``); slash
-        commands neither append to nor trim the history. ``/query`` reuses the 20-page snapshot."""
+        """(RT-RTE-conversation-chat) A slash command (``/ingest PATH [-r] [-f] [--wide]``, ``/save [topic]``,
+        ``/query q [-a]``); slash commands neither append to nor trim the history. ``/query`` reuses the
+        20-page snapshot."""
         cmd, _, arg = line.lstrip("/").partition(" ")
         cmd = cmd.lower()
         if cmd == "ingest":

@@ -100,11 +100,13 @@ def check_distinct_sources_distinct_pages(
     return Verdict.ok()
 
 
-def check_context_within(text: str, budget_chars: int) -> Verdict:
-    """The loaded context fits the shared character budget."""
+def check_context_within(text: str, budget_chars: int, index_chars: int | None = None) -> Verdict:
+    """The loaded context fits the shared character budget (*index_chars*, the index's share, is only
+    reported)."""
     if len(text) <= budget_chars:
         return Verdict.ok()
-    return Verdict.violated(f"context is {len(text)} chars, budget {budget_chars}")
+    share = "" if index_chars is None else f" ({index_chars} of them the index)"
+    return Verdict.violated(f"context is {len(text)} chars{share}, budget {budget_chars}")
 
 
 def check_answer_supported(answer: str, fact_id: str, source_pages: Mapping[str, str]) -> Verdict:
@@ -143,6 +145,27 @@ def check_status_agree(per_source: Mapping[str, tuple[str, str]]) -> Verdict:
     return Verdict.violated("; ".join(f"{k}: cli={c} display={d}" for k, (c, d) in sorted(bad.items())))
 
 
+def check_display_not_falsely_changed(cli: str, display: str) -> Verdict:
+    """The display shows ``changed`` only for a file the CLI would re-ingest (not for a ``done`` one)."""
+    if display == "changed" and cli == "done":
+        return Verdict.violated("display=changed but cli=done: the CLI skips the file it shows as pending")
+    return Verdict.ok()
+
+
+def check_display_not_falsely_done(cli: str, display: str) -> Verdict:
+    """The display shows ``done`` only for a file whose content the CLI also finds ingested."""
+    if display == "done" and cli in ("new", "changed"):
+        return Verdict.violated(f"display=done but cli={cli}: the shown-as-done file has unseen content")
+    return Verdict.ok()
+
+
+def check_emptiness_agrees(cli: str, display: str) -> Verdict:
+    """The CLI and the display agree on whether a source is empty."""
+    if (cli == "empty") != (display == "empty"):
+        return Verdict.violated(f"cli={cli} display={display}: they disagree on whether the file is empty")
+    return Verdict.ok()
+
+
 def check_no_spurious_reingest(calls_before: int, calls_after: int, unchanged: int) -> Verdict:
     """A scan with no changed source makes no ingest model call."""
     if calls_after == calls_before:
@@ -153,20 +176,49 @@ def check_no_spurious_reingest(calls_before: int, calls_after: int, unchanged: i
 _STRAY = re.compile(r"^#+\s*$", re.MULTILINE)
 
 
-def check_parsed_page(result: str | None, expected_facts: Iterable[str], summary_empty: bool) -> Verdict:
-    """A written page keeps every fact of the summary's non-question sections, has no stray ``#`` line and
-    no fence line; an empty summary writes nothing."""
-    if summary_empty:
-        return Verdict.ok() if result is None else Verdict.violated(f"empty summary written as {result!r}")
+def check_sections_kept(result: str | None, expected_facts: Iterable[str]) -> Verdict:
+    """A parsed page keeps the facts of every non-question section of the summary."""
+    expected = set(expected_facts)
+    if not expected:
+        return Verdict.ok()
     if result is None:
-        return Verdict.violated("a non-empty summary was rejected")
-    lost = sorted(set(expected_facts) - extract_facts(result))
-    if lost:
-        return Verdict.violated(f"sections lost: {lost}")
-    if _STRAY.search(result):
-        return Verdict.violated("a stray '#' line remains")
-    if any(ln.startswith("```") for ln in result.splitlines()):
-        return Verdict.violated("a fence line was written verbatim")
+        return Verdict.violated("a summary with content was rejected")
+    lost = sorted(expected - extract_facts(result))
+    return Verdict.violated(f"sections lost: {lost}") if lost else Verdict.ok()
+
+
+def check_no_stray_hash(result: str | None) -> Verdict:
+    """A parsed page has no line made only of ``#`` (a heading marker left behind)."""
+    m = _STRAY.search(result or "")
+    return Verdict.violated(f"a stray {m.group(0).strip()!r} line remains") if m else Verdict.ok()
+
+
+def check_no_fence_line(result: str | None) -> Verdict:
+    """A parsed page has no code-fence line (the wrapper fence is removed whatever its info string)."""
+    lines = [ln for ln in (result or "").splitlines() if ln.startswith("```")]
+    return Verdict.violated(f"fence line {lines[0]!r} written verbatim") if lines else Verdict.ok()
+
+
+def check_empty_summary_rejected(result: str | None, has_content: bool) -> Verdict:
+    """A summary with no content ahead of its questions writes no page, and one with content ahead of
+    them (*has_content*) is not rejected."""
+    if not has_content and result is not None:
+        return Verdict.violated(f"a summary without content was written as {result!r}")
+    if has_content and result is None:
+        return Verdict.violated("a summary with content was rejected")
+    return Verdict.ok()
+
+
+def check_parsed_page(result: str | None, expected_facts: Iterable[str], summary_empty: bool) -> Verdict:
+    """All four parser checks at once: sections kept, no stray ``#``, no fence line, empty rejected."""
+    for v in (
+        check_empty_summary_rejected(result, not summary_empty),
+        check_sections_kept(result, expected_facts),
+        check_no_stray_hash(result),
+        check_no_fence_line(result),
+    ):
+        if not v.holds:
+            return v
     return Verdict.ok()
 
 
@@ -212,15 +264,22 @@ __all__ = [
     "check_answer_supported",
     "check_archive_effects",
     "check_context_within",
+    "check_display_not_falsely_changed",
+    "check_display_not_falsely_done",
     "check_distinct_sources_distinct_pages",
     "check_done_records_have_pages",
+    "check_emptiness_agrees",
+    "check_empty_summary_rejected",
     "check_flags_honored",
     "check_index_entries_resolve",
+    "check_no_fence_line",
     "check_no_spurious_reingest",
+    "check_no_stray_hash",
     "check_one_page_per_source",
     "check_parsed_page",
     "check_relevant_page_loaded",
     "check_request_has_facts",
+    "check_sections_kept",
     "check_snapshot_fresh",
     "check_status_agree",
     "check_unambiguous_resolution",

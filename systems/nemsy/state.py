@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The fix switches, one per failure mode of the fidelity note (section 3). The faithful design has none.
+#: The fix switches, one per failure mode of the fidelity note (section 3), and one per parser quirk of
+#: item 12 (the claims split it). The faithful design has none.
 FIX_RELEVANCE = "relevance-selection"
 FIX_DELETE_SYNC = "synchronized-delete"
 FIX_INDEX_UPSERT = "index-upsert"
@@ -21,7 +22,11 @@ FIX_RELOAD_SNAPSHOT = "reload-after-write"
 FIX_SAVE_EVICTED = "summarize-evicted"
 FIX_HASH_STATUS = "hash-status-everywhere"
 FIX_LEDGER_BACKUP = "ledger-backup"
-FIX_STRICT_PARSER = "strict-parser"
+FIX_STRICT_PARSER = "strict-parser"  # all four parser fixes below, plus a CRLF-tolerant marker
+FIX_PARSER_SECTION_ONLY = "questions-section-only"
+FIX_PARSER_ANY_LEVEL = "questions-heading-any-level"
+FIX_PARSER_ANY_FENCE = "any-fence-unwrapped"
+FIX_PARSER_REJECT_EMPTY = "empty-summary-rejected"
 FIX_UNIQUE_RESOLVE = "ambiguous-citation-refused"
 FIX_WEB_FLAGS = "web-honors-flags"
 FIX_REASON_ARCHIVE = "reasoning-tuple-unpacked"
@@ -30,6 +35,12 @@ FIXES = (
     FIX_RELEVANCE, FIX_DELETE_SYNC, FIX_INDEX_UPSERT, FIX_INJECTIVE_NAMES, FIX_LEDGER_FAILED,
     FIX_BOUNDED_INDEX, FIX_INVALIDATE_DERIVED, FIX_RELOAD_SNAPSHOT, FIX_SAVE_EVICTED, FIX_HASH_STATUS,
     FIX_LEDGER_BACKUP, FIX_STRICT_PARSER, FIX_UNIQUE_RESOLVE, FIX_WEB_FLAGS, FIX_REASON_ARCHIVE,
+    FIX_PARSER_SECTION_ONLY, FIX_PARSER_ANY_LEVEL, FIX_PARSER_ANY_FENCE, FIX_PARSER_REJECT_EMPTY,
+)  # fmt: skip
+#: The fixes the ingest parser reads (fidelity note §3 item 12: one per quirk, and all of them).
+FIX_PARSER_FIXES = frozenset(
+    {FIX_STRICT_PARSER, FIX_PARSER_SECTION_ONLY, FIX_PARSER_ANY_LEVEL, FIX_PARSER_ANY_FENCE,
+     FIX_PARSER_REJECT_EMPTY}
 )  # fmt: skip
 
 
