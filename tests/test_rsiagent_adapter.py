@@ -1,7 +1,8 @@
 """The RSIAgent benchmark adapter: scaled target-role folding, inventory, question, storage."""
 
 from sim.engine import Simulation
-from sim.workload import make_workload
+from sim.tokens import count_tokens
+from sim.workload import WorkStep, make_workload
 from systems.rsiagent.adapter import FROZEN_BANK, Adapter, scaled_target
 from systems.rsiagent.model import ROLE_DEFAULTS, inventory_listing
 
@@ -46,3 +47,14 @@ def test_adapter_is_deterministic() -> None:
         return [ad.step(s).parts for s in wl.steps]
 
     assert run() == run()
+
+
+def test_six_pair_floor_overflows_an_8k_window() -> None:
+    """At 8,000 tokens the keep floor holds 6 pairs even when 6 observations exceed the window (faithful)."""
+    ad = Adapter(Simulation(3), 8000, make_workload(3, 10).drawn)
+    obs = "lorem ipsum dolor sit amet " * 290  # ~1,450 tokens, ~7,800 chars
+    parts: tuple[str, ...] = ()
+    for i in range(6):
+        parts = ad.step(WorkStep(i, obs, (), None, "", "load")).parts
+    assert ad.loop.keep() == 6 and ad.loop.covered == 0
+    assert sum(count_tokens(p) for p in parts) > 8000

@@ -11,6 +11,7 @@ import pytest
 from sim.engine import Simulation
 from sim.faults import Crash, FaultPlan, WriteFailed
 from systems.rsiagent import faults as fp
+from systems.rsiagent import model
 from systems.rsiagent.model import (
     GuestVM,
     Host,
@@ -30,6 +31,7 @@ from systems.rsiagent.model import (
     recover_install,
     require_corpus,
     shingles,
+    tree_sha256,
     validate_instruction_corpus,
     write_memory,
 )
@@ -137,6 +139,27 @@ def test_journal_archive_is_sorted_gzip_tar_with_fixed_mtime() -> None:
         assert {m.mtime for m in tar.getmembers()} == {1_767_571_200}
     assert int.from_bytes(data[4:8], "little") == 1_767_571_200
     assert read_archive(data) == {"a/x.md": b"1", "b.md": b"2"}
+
+
+def test_memos_match_fresh_computation_for_small_and_large_trees() -> None:
+    """The content memos of tree_sha256 and the archive return what a fresh computation returns."""
+    small = {"a.md": b"1", "b.md": b"2"}
+    large = {f"f{i}.md": bytes([65 + i % 26]) * 2_000 for i in range(40)}  # 80 KB: above the memo limit
+    for tree in (small, large):
+        items = tuple(sorted(tree.items()))
+        assert tree_sha256(tree) == model._tree_sha256.__wrapped__(items)
+        assert journal_archive(tree, 7) == model._journal_archive.__wrapped__(items, 7)
+        assert read_archive(journal_archive(tree, 7)) == tree
+
+
+def test_read_memory_tree_missing_root_is_empty_file_root_raises() -> None:
+    """_read_memory_tree: a missing root gives {}; a root that is not a directory raises."""
+    sim = _sim()
+    vm = GuestVM(sim, "vm")
+    assert vm.bank() == {}
+    vm.volume.write(vm.MEMORY, b"not a directory")
+    with pytest.raises(NotADirectoryError):
+        vm.bank()
 
 
 def test_journal_line_format_and_meta_wins() -> None:

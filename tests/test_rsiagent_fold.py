@@ -47,6 +47,51 @@ def test_role_defaults_table() -> None:
     assert phase_cfg(TARGET).history_keep_pairs == 0 and phase_cfg(TARGET).max_resumes == 0
 
 
+def test_config_defaults_row_and_role_overrides() -> None:
+    """§2.18: the Config row (streak limits 3/3/3/16 included) and the verifier-like roles' overrides."""
+    c = ROLE_DEFAULTS["config"]
+    assert (
+        c.history_keep_pairs,
+        c.keep_chars,
+        c.ctx_high_water,
+        c.ctx_low_water,
+        c.fold_batch,
+        c.worklog_max_chars,
+        c.max_resumes,
+        c.resume_with_worklog,
+        c.resume_synthesize_worklog,
+        c.strategy_pivot,
+        c.max_iters,
+        c.wall_clock_secs,
+        c.agent_decided_stop,
+        c.escalation_model,
+    ) == (0, 0, 0, 0, 10, 40_000, 1, True, False, True, 24, 7200, False, "")
+    assert (c.max_consec_dry, c.max_consec_degenerate, c.max_consec_done, c.max_consec_repeat) == (
+        3,
+        3,
+        3,
+        16,
+    )
+    for role in ("actor", "verifier", "practice_verifier", "escalation"):
+        r = ROLE_DEFAULTS[role]
+        assert (
+            r.history_keep_pairs,
+            r.max_resumes,
+            r.max_iters,
+            r.wall_clock_secs,
+            r.agent_decided_stop,
+        ) == (
+            0,
+            0,
+            2000,
+            86_400,
+            True,
+        ), role
+    pv = ROLE_DEFAULTS["practice_verifier"]
+    assert (pv.keep_chars, pv.ctx_high_water, pv.ctx_low_water) == (500_000, 900_000, 500_000)
+    assert ROLE_DEFAULTS["target"].escalation_model == "moonshotai/kimi-k3"
+
+
 def test_reproduced_fold_stops_above_high_water() -> None:
     """100 pairs of 120k chars under the target defaults: 90 folded, 10 left, size still above high."""
     sim = Simulation(1)

@@ -3,6 +3,7 @@
 import hashlib
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -208,6 +209,19 @@ def test_parse_decision_requires_project_root() -> None:
     """A PROJECT decision must name the project root."""
     assert parse_decision("\nDECISION: PROJECT\nwork in /home/user/evolution_project") == "PROJECT"
     assert parse_decision("DECISION: CONVERGED") == "CONVERGED"
+
+
+def test_parse_decision_phase1_saturated() -> None:
+    """Phase 1 ends with SATURATED (not CONVERGED); a decision line must match the regex exactly."""
+    assert parse_decision("DECISION: SATURATED", phase1=True) == "SATURATED"
+    assert parse_decision("DECISION: STALLED", phase1=True) == "STALLED"
+    for bad, phase1 in (("DECISION: SATURATED", False), ("DECISION: CONVERGED", True)):
+        with pytest.raises(ValueError):
+            parse_decision(bad, phase1=phase1)
+    with pytest.raises(ValueError):
+        parse_decision("DECISION: PROJECT")  # no project root
+    with pytest.raises(ValueError):
+        parse_decision("Decision: PROJECT /home/user/evolution_project")
 
 
 @given(st.text(max_size=9000))

@@ -276,6 +276,24 @@ def test_wave_branches_run_concurrently_and_commit_in_assignment_order() -> None
     assert wave_resume_allowed(host)
 
 
+def test_wave_writes_before_after_and_changes_per_branch() -> None:
+    """§2.8 step 5: each committed branch leaves memory_before_commit, memory_after_commit, memory_changes."""
+    sim = Simulation(1)
+    host = _host(sim)
+    res = evolve_parallel_phase1(sim, host, _wave_specs(2))
+    tree = host.volume.tree
+
+    def load(k: int, name: str) -> object:
+        return json.loads(tree.read_text(f"lineage/wave/branch-{k}/{name}.json"))
+
+    assert sorted(load(1, "memory_before_commit")) == [] and sorted(load(1, "memory_after_commit")) == [
+        "b0.md"
+    ]
+    assert sorted(load(2, "memory_before_commit")) == ["b0.md"]
+    assert sorted(load(2, "memory_after_commit")) == ["b0.md", "b1.md"]
+    assert load(2, "memory_changes") == res.changes[1]
+
+
 def test_wave_partial_commit_on_rejection() -> None:
     """A rejection at branch 3 leaves branches 1-2 installed and no outcomes.md; resume refuses."""
     sim = Simulation(1)
@@ -285,6 +303,7 @@ def test_wave_partial_commit_on_rejection() -> None:
     assert not res.outcome_written and host.state == "quarantined"
     assert sorted(host.canonical()) == ["b0.md", "b1.md"]
     assert not host.volume.tree.exists("lineage/wave/outcomes.md")
+    assert not host.volume.tree.exists("lineage/wave/branch-3/memory_after_commit.json")
     assert not wave_resume_allowed(host)
 
 

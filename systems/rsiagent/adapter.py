@@ -4,11 +4,23 @@ folding (MEM-RTE-worklog-fold), a frozen bank shown as a names-and-sizes invento
 Host policy assumed:
 
 * The run is a target (evaluation) run, the only route where upstream folds: the target role's loop
-  settings (``ROLE_DEFAULTS["target"]``) with its character thresholds scaled to the budget. Upstream
-  expresses ``keep_chars`` (500,000), ``ctx_high_water`` (900,000), ``ctx_low_water`` (500,000) and
-  ``worklog_max_chars`` (500,000) in characters; we assume they are sized for a 262,144-token window
-  (900,000 chars ≈ 3.4 chars/token × 262,144), so each is multiplied by ``budget / 262_144``. Pair counts
-  (``history_keep_pairs`` 80, ``fold_batch`` 10, the 6-pair floor) are not scaled.
+  settings (``ROLE_DEFAULTS["target"]``) with its character thresholds scaled to the budget.
+  **The scaling is our assumption, not upstream behaviour**: upstream's ``keep_chars`` (500,000),
+  ``ctx_high_water`` (900,000), ``ctx_low_water`` (500,000) and ``worklog_max_chars`` (500,000) are
+  fixed character counts that know nothing of the provider window. We assume they were sized for a
+  262,144-token window (900,000 chars ≈ 3.4 chars/token × 262,144) and multiply each by
+  ``budget / 262_144`` (:func:`scaled_target`). Pair counts (``history_keep_pairs`` 80, ``fold_batch``
+  10, the 6-pair keep floor) and the literal 12,000 / 6,000-character handoff slices are not scaled.
+* **Finding, kept faithful: small windows overflow.** At an 8,000-token window about three quarters of
+  the requests exceed the window (429 of 572 over seeds 0-2 of ``memsim bench --designs rsiagent
+  --budgets 8000``; 188 of 220 for seed 0). The design cannot fit there: ``_effective_keep`` never keeps
+  fewer than 6 pairs, and folds come in whole batches of ``fold_batch`` = 10 pairs once size passes high
+  water (fewer foldable pairs than a batch fold nothing, §3.7), so the unfolded tail holds 6 to 15 pairs
+  (more while stuck) of ~1,100-token observations. The six newest observations alone exceed 8,000
+  tokens in about a third of the overflowing requests, before the charter, WORK LOG and question are
+  added. (The workload is ~4.7 chars/token, so the scaled high water of 27,466 chars is ~5,800 tokens.)
+  We do not shrink the floor or the batch to make it fit; at 32,000 and 128,000 tokens nothing
+  overflows.
 * Each workload step is one Actor turn: a short ``PROGRAM:`` reply and the observation as the
   environment's message. The loop folds after each turn as upstream does; the summarizer keeps every fact
   token it sees minus ``drawn.lossiness`` of the new ones (stream ``rsiagent.adapter.summarizer``).
@@ -41,7 +53,8 @@ FROZEN_BANK = {
 
 
 def scaled_target(budget: int) -> LoopConfig:
-    """The target role's loop settings with its character thresholds scaled to *budget* tokens."""
+    """The target role's loop settings with its character thresholds scaled to *budget* tokens
+    (``budget / 262,144``: our assumption, not upstream behaviour)."""
     return ROLE_DEFAULTS["target"].scaled(budget / UPSTREAM_WINDOW_TOKENS)
 
 

@@ -210,26 +210,25 @@ def _c_journal_install(sim: Simulation, ex: dict[str, Any], variant: str) -> Ver
 
 # -- 4a/4b. waves: lost update (counterfactual) and stale rewrite (upstream residue) -----------------------
 WAVE_NAMES = NAMES[:2]
-
-
-def _branch(stale: bool) -> Any:
-    d: dict[str, Any] = {
-        "add": st.lists(st.sampled_from(WAVE_NAMES), max_size=2),
-        "delete": st.lists(st.sampled_from(WAVE_NAMES), max_size=1),
-    }
-    if stale:
-        d["rewrite"] = st.lists(st.sampled_from(WAVE_NAMES), max_size=2, unique=True)
-    return st.fixed_dictionaries(d)
+#: What a branch's distillation does to each bank file ("keep" first so examples shrink towards no-ops).
+#: ``rewrite`` rewrites a file the Actor read during work from its (stale) context, plus a new line.
+WAVE_ACTIONS = ("keep", "add", "delete")
+WAVE_ACTIONS_STALE = ("keep", "add", "rewrite", "delete")
 
 
 def _s_wave(stale: bool) -> Callable[[], Any]:
+    """Branches draw one action per bank file (flat, so each example is cheap to draw and to shrink)."""
+
     def strategy() -> Any:
+        action = st.sampled_from(WAVE_ACTIONS_STALE if stale else WAVE_ACTIONS)
         return st.fixed_dictionaries(
             {
                 "initial": st.lists(
                     st.sampled_from(WAVE_NAMES), min_size=1 if stale else 0, max_size=2, unique=True
                 ),
-                "branches": st.lists(_branch(stale), min_size=2, max_size=3),
+                "branches": st.lists(
+                    st.fixed_dictionaries({n: action for n in WAVE_NAMES}), min_size=2, max_size=3
+                ),
             }
         )
 
@@ -237,25 +236,25 @@ def _s_wave(stale: bool) -> Callable[[], Any]:
 
 
 def _run_wave(sim: Simulation, ex: dict[str, Any], host: Host) -> Verdict:
-    initial = {n: fact(900 + i).encode() for i, n in enumerate(ex["initial"])}
-    if initial:
-        atomic_install_memory(sim, host, initial)
+    for i, n in enumerate(ex["initial"]):  # seed the pre-wave canonical bank (setup, not under test)
+        host.volume.write(f"{host.CANONICAL}/{n}", fact(900 + i).encode())
     specs = []
     added: list[frozenset[str]] = []
     for k, b in enumerate(ex["branches"]):
-        adds = tuple((n, fact(100 * (k + 1) + j)) for j, n in enumerate(b["add"]))
-        rewrites = tuple((n, fact(100 * (k + 1) + 50 + j)) for j, n in enumerate(b.get("rewrite", [])))
+        names = sorted(b)
+        adds = tuple((n, fact(100 * (k + 1) + j)) for j, n in enumerate(names) if b[n] == "add")
+        rewrites = tuple((n, fact(100 * (k + 1) + 50 + j)) for j, n in enumerate(names) if b[n] == "rewrite")
+        deletes = tuple(n for n in names if b[n] == "delete")
         specs.append(
             ProjectSpec(
                 k + 1,
                 INSTRUCTION,
                 ActorWork(reads=tuple(n for n, _ in rewrites)),
-                distiller=Distiller(add=adds, delete=tuple(b["delete"]), rewrite_read=rewrites),
+                distiller=Distiller(add=adds, delete=deletes, rewrite_read=rewrites),
             )
         )
-        kept = [f for (n, f) in adds if n not in b["delete"]] + [
-            f for (n, f) in rewrites if n in ex["initial"] and n not in b["delete"]
-        ]
+        # a rewrite needs the file in the snapshot (the Actor can only have read an existing file)
+        kept = [f for _, f in adds] + [f for (n, f) in rewrites if n in ex["initial"]]
         added.append(frozenset(f.split("=")[0] for f in kept))
     res = evolve_parallel_phase1(sim, host, specs)
     if res.aborted:
@@ -612,7 +611,7 @@ def _s_pull() -> Any:
     return st.fixed_dictionaries(
         {
             "guest": st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
-            "failures": st.integers(0, 3),
+            "failures": st.integers(0, 5),  # 3 or more: every attempt fails
         }
     )
 
@@ -728,8 +727,9 @@ CLAIMS: list[Claim] = [
     _claim(
         "resume-truncates-log",
         ("MEM-OBJ-work-log", "MEM-RTE-worklog-fold", "RT-OBJ-loop-result"),
-        "A stalled restart hands over only the first 12,000 (pivot: 6,000) characters of a WORK LOG that "
-        "may hold 500,000.",
+        "A stalled restart hands over only a fixed-size head of the WORK LOG (upstream: the first 12,000 "
+        "characters, 6,000 on a pivot; scaled down in the examples), so facts further down a log that may "
+        "hold 500,000 characters never reach the fresh attempt.",
         "handoff-cap-worklog: cap the handoff at worklog_max_chars",
         _s_handoff,
         _c_handoff,
@@ -746,8 +746,9 @@ CLAIMS: list[Claim] = [
     _claim(
         "write-memory-bypass",
         JRN,
-        "The direct write_memory API deletes everything, then writes: no audit, no journal, names may "
-        "escape the bank, and a crash leaves a partial bank.",
+        "The direct write_memory API bypasses admission: even one ordinary file is installed with no "
+        "journal entry; other inputs also install unaudited leaking text, write '../' names outside the "
+        "bank, or (on a crash after the delete-everything step) leave a partial bank.",
         "admit-direct-writes: route it through pull-audit-journal-staged install with name checks",
         _s_write_memory,
         _c_write_memory,
@@ -764,8 +765,8 @@ CLAIMS: list[Claim] = [
     _claim(
         "install-window-empty",
         ADM,
-        "Between the backup rename and the stage rename the bank does not exist: a read gives {}, and a "
-        "crash there starts the next run empty with an orphaned backup.",
+        "Between the backup rename and the stage rename the bank does not exist: a read there gives {}; "
+        "a crash there also starts the next run empty with an orphaned backup.",
         "exchange-install: atomic exchange of stage and bank plus startup recovery",
         _s_install_window,
         _c_install_window,

@@ -129,6 +129,12 @@ NOT_MODELED: list[str] = [
     "mode 0600 of boundary_audit.json and file modes in general.",
     "upstream's distillation draft (visible only to reconciliation): distillation edits the bank.",
     "tamper checks of the candidate and evidence view, and the history-hygiene empty-reply fallback.",
+    "role keys outside the loop (actor practice_mode and independent_verify; target "
+    "verifier_persist_scratch, rollback_mirror and private paths).",
+    "the streak counters behind the stalled status (the max_consec_* limits are recorded; a loop "
+    "result carries its status).",
+    "boundary errors raised inside a branch (transcript audits) and their precedence over infra errors "
+    "in the drain (the first branch error aborts the wave).",
 ]
 
 _CLAIMS = (f"{T_CL}::test_faithful_design_yields_a_counterexample", f"{T_CL}::test_fixed_variant_holds")
@@ -150,6 +156,7 @@ RECORDS: dict[str, Coverage] = {
             f"{T_ADM}::test_pull_retries_then_returns_empty",
             f"{T_ADM}::test_terminal_pull_tells_empty_from_failed",
             f"{T_FN}::test_tree_sha256_is_canonical_json_of_name_to_sha",
+            f"{T_ADM}::test_read_memory_tree_missing_root_is_empty_file_root_raises",
             f"{T_ST}::test_bank_machine_agrees_with_dict_model",
             *_CLAIMS,
         ),
@@ -166,6 +173,7 @@ RECORDS: dict[str, Coverage] = {
             f"{T_ADM}::test_journal_archive_is_sorted_gzip_tar_with_fixed_mtime",
             f"{T_ADM}::test_repeated_episode_overwrites_archive_keeps_both_lines",
             f"{T_ADM}::test_write_memory_deletes_first_and_escapes_the_bank",
+            f"{T_ADM}::test_memos_match_fresh_computation_for_small_and_large_trees",
             *_CLAIMS,
         ),
     ),
@@ -231,6 +239,8 @@ RECORDS: dict[str, Coverage] = {
             f"{T_FOLD}::test_legacy_mode_folds_all_foldable_in_one_call",
             f"{T_FOLD}::test_mid_message_fact_is_lost_in_a_fold",
             f"{T_FN}::test_effective_keep_reproduced_fat_pairs",
+            f"{T_FOLD}::test_config_defaults_row_and_role_overrides",
+            "tests/test_rsiagent_adapter.py::test_six_pair_floor_overflows_an_8k_window",
             *_CLAIMS,
         ),
     ),
@@ -276,6 +286,7 @@ RECORDS: dict[str, Coverage] = {
         (
             f"{T_PH}::test_none_ablation_changes_only_what_curriculum_sees",
             f"{T_FN}::test_parse_decision_requires_project_root",
+            f"{T_FN}::test_parse_decision_phase1_saturated",
             f"{T_PH}::test_wave_publication_rules",
         ),
     ),
@@ -294,6 +305,7 @@ RECORDS: dict[str, Coverage] = {
             f"{T_ADM}::test_admit_rejects_whole_candidate_and_quarantines",
             f"{T_ADM}::test_staged_install_order_and_cleanup",
             f"{T_PH}::test_wave_branches_run_concurrently_and_commit_in_assignment_order",
+            f"{T_PH}::test_wave_writes_before_after_and_changes_per_branch",
             f"{T_PH}::test_pulls_equal_audits_equal_installs",
             f"{T_ST}::test_bank_machine_agrees_with_dict_model",
             *_CLAIMS,

@@ -28,6 +28,7 @@ Not modeled: tamper checks of the candidate and evidence view, and the history-h
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import hashlib
 import io
@@ -98,6 +99,7 @@ MEMORY_REVISIT = (
 )
 WORK_PHASE_NOTICE = "Edits you make to durable memory during this work phase are discarded."
 DECISION_RE = re.compile(r"^DECISION: (PROJECT|CONVERGED|STALLED)$")
+DECISION_PHASE1_RE = re.compile(r"^DECISION: (PROJECT|SATURATED|STALLED)$")
 VERDICT_RE = re.compile(r"^VERDICT: (PASS|FAIL)$")
 BRANCH_ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 PROJECT_ROOT = "/home/user/evolution_project"
@@ -308,7 +310,22 @@ def effective_keep(
 def tree_sha256(files: Mapping[str, bytes]) -> str:
     """Upstream ``_memory_tree_sha256``: sha256 of the canonical JSON (sorted keys, ``,``/``:``, non-ASCII
     kept) of the name-to-sha256 map."""
-    m = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+    items = tuple(sorted(files.items()))
+    return _tree_sha256(items) if _small(items) else _tree_sha256.__wrapped__(items)
+
+
+#: Trees up to this many bytes are memoized by content (claims and scenarios hash and archive the same
+#: small trees over and over); larger ones are computed afresh so the caches stay small.
+MEMO_MAX_BYTES = 64 * 1024
+
+
+def _small(items: tuple[tuple[str, bytes], ...]) -> bool:
+    return sum(len(d) for _, d in items) <= MEMO_MAX_BYTES
+
+
+@functools.lru_cache(maxsize=1024)
+def _tree_sha256(items: tuple[tuple[str, bytes], ...]) -> str:
+    m = {name: hashlib.sha256(data).hexdigest() for name, data in items}
     text = json.dumps(m, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -356,11 +373,12 @@ def find_counted(rel: str) -> bool:
     return not ("__pycache__" in rel.split("/")[:-1] or rel.endswith((".pyc", ".pyo")))
 
 
-def parse_decision(handoff: str) -> str:
-    """The curriculum handoff's decision (first non-empty line ``DECISION: PROJECT|CONVERGED|STALLED``);
-    raises ValueError."""
+def parse_decision(handoff: str, *, phase1: bool = False) -> str:
+    """The curriculum handoff's decision: its first non-empty line must be ``DECISION: PROJECT|CONVERGED|
+    STALLED`` (Phase 1: ``SATURATED`` in place of ``CONVERGED``), and a PROJECT must name the project
+    root; raises ValueError."""
     first = next((ln.strip() for ln in handoff.splitlines() if ln.strip()), "")
-    m = DECISION_RE.match(first)
+    m = (DECISION_PHASE1_RE if phase1 else DECISION_RE).match(first)
     if not m:
         raise ValueError(f"curriculum handoff has no decision line: {first[:60]!r}")
     if m.group(1) == "PROJECT" and PROJECT_ROOT not in handoff:
@@ -387,14 +405,21 @@ def parse_verdict(report: str) -> str:
 def journal_archive(files: Mapping[str, bytes], mtime: int) -> bytes:
     """The ``ep{NNN}.tgz`` bytes: a gzip tar of the files only, sorted, every member (and the gzip
     header) stamped *mtime*, so the same tree and clock give the same bytes."""
+    items = tuple(sorted(files.items()))
+    return _journal_archive(items, mtime) if _small(items) else _journal_archive.__wrapped__(items, mtime)
+
+
+@functools.lru_cache(maxsize=512)
+def _journal_archive(items: tuple[tuple[str, bytes], ...], mtime: int) -> bytes:
+    # pure (same tree and mtime, same bytes), so memoized for small trees: a tgz costs ~0.6 ms to build
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name in sorted(files):
+        for name, data in items:
             info = tarfile.TarInfo(name)
-            info.size = len(files[name])
+            info.size = len(data)
             info.mtime = mtime
             info.mode = 0o644
-            tar.addfile(info, io.BytesIO(files[name]))
+            tar.addfile(info, io.BytesIO(data))
     out = io.BytesIO()
     with gzip.GzipFile(fileobj=out, mode="wb", mtime=mtime, filename="") as gz:
         gz.write(raw.getvalue())
@@ -468,8 +493,13 @@ class Volume:
         self.mkdir(dst)
 
     def read_tree(self, root: str) -> Bank:
-        """Upstream ``_read_memory_tree``: a missing root gives ``{}``."""
+        """Upstream ``_read_memory_tree``: a missing root gives ``{}``; a root that is a file raises
+        :class:`NotADirectoryError`.
+        Not modeled: symlink roots and symlinks inside the bank (_read_memory_tree raises on them): trees
+        hold files."""
         if not self.isdir(root):
+            if self.tree.exists(root):
+                raise NotADirectoryError(f"memory root {root} is not a directory")
             return {}
         n = len(root) + 1
         return {p[n:]: self.tree.read_bytes(p) for p in self.tree.list(root)}
@@ -1406,10 +1436,14 @@ def evolve_parallel_phase1(
     Actor → Verifier → push the snapshot again); all are drained before any commit and any exception
     aborts the wave. Commits are serialized in assignment order; each pushes the **latest canonical**
     bank into its branch before distillation and reconciliation, then pulls, audits, journals and
-    installs. A rejection at branch k quarantines with branches 1..k-1 installed and no ``outcomes.md``.
+    installs, and writes ``memory_before_commit`` / ``memory_after_commit`` (manifests) and
+    ``memory_changes`` under ``lineage/wave/branch-<k>/``. A rejection at branch k quarantines with
+    branches 1..k-1 installed and no ``outcomes.md``.
     Counterfactual ``push-at-wave-start``: no push at commit. Fixes: ``wave-sibling-check``,
     ``stage-wave`` (commits go to a wave stage published once).
     Not modeled: the retry of a branch after a pre-verdict physical failure; branch fixtures.
+    Not modeled: boundary errors raised inside a branch (transcript audits) and their precedence over
+    infra errors in the drain (the first branch error aborts the wave).
     """
     if not 0 < len(specs) <= MAX_PARALLEL:
         raise ValueError(f"a wave has 1..{MAX_PARALLEL} projects")
@@ -1497,10 +1531,15 @@ def evolve_parallel_phase1(
         result.commits.append(rec)
         changes = memory_changes(rec.before_bank, rec.after_bank)
         result.changes.append(changes)
-        host.volume.write(
-            f"lineage/wave/branch-{k + 1}/memory_changes.json",
-            json.dumps(changes, sort_keys=True).encode("utf-8"),
-        )
+        if rec.outcome == "installed":  # a rejection is a boundary error: the branch records stop there
+            host.volume.write(
+                f"lineage/wave/branch-{k + 1}/memory_after_commit.json",
+                json.dumps(manifest(rec.after_bank), sort_keys=True).encode("utf-8"),
+            )
+            host.volume.write(
+                f"lineage/wave/branch-{k + 1}/memory_changes.json",
+                json.dumps(changes, sort_keys=True).encode("utf-8"),
+            )
         if rec.outcome != "installed":
             sim.trace.op(
                 SYSTEM,
@@ -1650,7 +1689,11 @@ ROLE_DEFAULTS: dict[str, LoopConfig] = {
     "escalation": LoopConfig(max_resumes=0, max_iters=2000, wall_clock_secs=86_400, agent_decided_stop=True),
 }
 """§2.18: the Config defaults and the role YAML overrides ("–" cells inherit the Config value).
-Not modeled: a separate evaluation role YAML (evaluation runs use the target role's loop settings)."""
+Not modeled: a separate evaluation role YAML (evaluation runs use the target role's loop settings).
+Not modeled: role keys outside the loop (actor practice_mode and independent_verify; target
+verifier_persist_scratch, rollback_mirror and private paths).
+Not modeled: the streak counters behind the stalled status (the max_consec_* limits are recorded; a loop
+result carries its status)."""
 
 
 def phase_cfg(cfg: LoopConfig) -> LoopConfig:

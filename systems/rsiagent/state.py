@@ -28,7 +28,9 @@ class LoopConfig:
 
     ``keep_ceiling`` is the ceiling of :func:`effective_keep`; None means ``history_keep_pairs``.
     ``handoff_cap`` / ``pivot_cap`` are upstream's literal 12,000 / 6,000 handoff slices (parameters
-    here so that examples can be small; the defaults are upstream's).
+    here so that examples can be small; the defaults are upstream's). ``max_consec_*`` are the streak
+    limits behind the ``stalled`` status (dry / degenerate / failed-done / repeat); the streaks themselves
+    are not modeled (a loop result carries its status).
     """
 
     history_keep_pairs: int = 0
@@ -45,6 +47,10 @@ class LoopConfig:
     max_iters: int = 24
     wall_clock_secs: int = 7200
     agent_decided_stop: bool = False
+    max_consec_dry: int = 3
+    max_consec_degenerate: int = 3
+    max_consec_done: int = 3
+    max_consec_repeat: int = 16
     escalation_model: str = ""
     handoff_cap: int = 12_000
     pivot_cap: int = 6_000
