@@ -217,21 +217,10 @@ def run_sweep(
     progress: bool = True,
 ) -> list[dict[str, Any]]:
     """Run *tasks* locally (processes) or on Dask; results in task order."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from sim.progress import progress_bar
 
     results: dict[int, dict[str, Any]] = {}
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("bench"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not progress,
-        transient=True,
-    ) as bar:
-        job = bar.add_task("bench", total=len(tasks))
+    with progress_bar("bench", len(tasks), enabled=progress) as (bar, job):
         if executor == "dask":
             for i, row in _run_dask(tasks, workers, scheduler):
                 results[i] = row

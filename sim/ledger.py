@@ -70,8 +70,7 @@ def run_all(
     progress: bool = True,
 ) -> list[tuple[Row, cl.Outcome, cl.Outcome]]:
     """Run the selected claims with a progress bar on stderr."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from sim.progress import progress_bar
 
     if profile not in cl.PROFILES:
         raise UsageError(f"unknown profile {profile!r}: expected one of {', '.join(cl.PROFILES)}")
@@ -85,17 +84,7 @@ def run_all(
     if not selected:
         raise UsageError("no claims registered" + (f" for {system}" if system else ""))
     results = []
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not progress,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("claims", total=len(selected))
+    with progress_bar("claims", len(selected), enabled=progress) as (bar, task):
         for c in selected:
             bar.update(task, description=f"claims: {c.id}")
             results.append(run_claim(c, profile, seed))
