@@ -58,8 +58,9 @@ def test_live_history_liveness_delivery() -> None:
     assert not pr.check_live_is_newest("v1", "v2").holds
     assert pr.check_history_append_only(["x"], ["x", "y"]).holds
     assert not pr.check_history_append_only(["x", "y"], ["y"]).holds
-    assert pr.check_not_stale([{"id": "a", "stale": True}], ["b"]).holds
-    assert not pr.check_not_stale([{"id": "a", "stale": True}], ["a"]).holds
+    assert pr.check_not_stale([{"id": "a", "status": "stale"}], ["b"]).holds
+    assert pr.check_not_stale([{"id": "a", "status": "active"}], ["a"]).holds
+    assert not pr.check_not_stale([{"id": "a", "status": "stale"}], ["a"]).holds
     assert pr.check_delivered([]).holds
     assert not pr.check_delivered([("x", False)]).holds
 

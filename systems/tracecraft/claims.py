@@ -5,6 +5,13 @@ counterexample that Hypothesis finds and shrinks; the fixed variant (``state.Var
 fix) must hold under the same strategy. Examples are plain JSON values (dicts, lists, ints, strings).
 Where a claim needs a cheap example, a constant is a parameter of the example (``seen_cap``) while the
 model keeps upstream's default.
+
+Strategies are shaped so that the quick profile (40 examples) finds every counterexample and each
+example is cheap to draw: an op sequence draws each op from a small alphabet of complete commands
+(one choice per op, ``sampled_from``), host writes are numbered lines (only their bytes and order matter),
+and independent parameters are drawn as tuples (``_record``) so that a small space is searched
+exhaustively. The searches still have to find the failing order: every alphabet also holds the ops
+that never fail, and the fixed variants run over the same alphabets.
 """
 
 from __future__ import annotations
@@ -71,6 +78,13 @@ def _arm(sim: Simulation, specs: list[str]) -> None:
     sim.faults = FaultPlan.parse(specs)
 
 
+def _record(fields: dict[str, Any]) -> Any:
+    """A dict of independent draws, drawn as a tuple: a small finite space is searched exhaustively
+    (Hypothesis stops when every choice has been tried; ``fixed_dictionaries`` never reports exhaustion)."""
+    keys = list(fields)
+    return st.tuples(*fields.values()).map(lambda values: dict(zip(keys, values, strict=True)))
+
+
 def _claim(
     cid: str,
     records: tuple[str, ...],
@@ -83,7 +97,9 @@ def _claim(
 
 
 # -- shared mirror helpers -------------------------------------------------------------------------
-line_text = st.text("abcxyz019 ", min_size=0, max_size=6).map(lambda t: '{"t":"' + t + '"}\n')
+def _line(n: int) -> str:
+    """The n-th JSONL line a host writes: distinct per write, lengths vary (only bytes and order matter)."""
+    return '{"n":' + str(n) + ',"t":"' + "xyz"[: n % 4] + '"}\n'
 
 
 def _host(sim: Simulation, tc: Tracecraft, harness: str = "claude-code") -> tuple[Client, FileTailHarness]:
@@ -101,13 +117,15 @@ def _source(h: FileTailHarness, sid: str) -> bytes:
 
 
 # 1 ------------------------------------------------------------------------------------------------
+#: One draw per op: (destination, lines): the host appends that many lines to the harness's session s1,
+#: then runs ``session mirror`` of s1 into the destination project with that harness's config.
+CURSOR_OPS = tuple(
+    (dest, lines) for dest in ("A/claude-code", "B/claude-code", "A/codex") for lines in (1, 0, 2)
+)
+
+
 def _cursor_reuse_strategy() -> Any:
-    dest = st.sampled_from(["A/claude-code", "B/claude-code", "A/codex"])
-    op = st.one_of(
-        st.tuples(st.just("write"), st.sampled_from(["claude-code", "codex"]), line_text),
-        st.tuples(st.just("mirror"), dest, st.just("")),
-    )
-    return st.lists(op, max_size=8)
+    return st.lists(st.sampled_from(CURSOR_OPS), min_size=1, max_size=6)
 
 
 def _cursor_reuse_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
@@ -117,15 +135,16 @@ def _cursor_reuse_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
     tcs = {p: Tracecraft(sim, store, project=p, variant=v) for p in ("A", "B")}
     harnesses = {n: FileTailHarness(n, home) for n in ("claude-code", "codex")}
     flushed: set[str] = set()
-    for kind, arg, text in ops:
-        if kind == "write":
-            _write(harnesses[arg], "s1", text.encode())
-            continue
-        project, hname = arg.split("/")
+    written = 0
+    for dest, lines in ops:
+        project, hname = dest.split("/")
+        for _ in range(lines):
+            _write(harnesses[hname], "s1", _line(written).encode())
+            written += 1
         c = tcs[project].agent("host", home=home)
         ok, _ = _try(c, c.mirror(harnesses[hname], "s1"))
         if ok:
-            flushed.add(arg)
+            flushed.add(dest)
     for dest in sorted(flushed):
         project, hname = dest.split("/")
         c = tcs[project].agent("host", home=home)
@@ -137,31 +156,37 @@ def _cursor_reuse_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
 
 
 # 2 ------------------------------------------------------------------------------------------------
+#: One draw per op (command, n): the host appends n lines to the session, then the user runs
+#: ``session mirror`` or ``session stop``. After the ops the host mirrors once more.
+STOP_OPS = (("mirror", 1), ("stop", 0), ("stop", 1))
+
+
 def _stop_strategy() -> Any:
-    op = st.one_of(st.tuples(st.just("write"), line_text), st.just(("mirror", "")), st.just(("stop", "")))
-    return st.lists(op, max_size=8)
+    return st.lists(st.sampled_from(STOP_OPS), min_size=1, max_size=6)
 
 
 def _stop_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
     tc = _tc(sim, variant, "stop-keeps-cursor")
     c, h = _host(sim, tc)
-    for kind, text in ops:
-        if kind == "write":
-            _write(h, "s1", text.encode())
-        elif kind == "mirror":
+    written = 0
+    for kind, lines in ops:
+        for _ in range(lines):
+            _write(h, "s1", _line(written).encode())
+            written += 1
+        if kind == "mirror":
             _try(c, c.mirror(h, "s1"))
         else:
             _try(c, c.session_stop("s1"))
+    _try(c, c.mirror(h, "s1"))  # the host's next mirror (a --follow cycle reloads the state too)
     got = c.call(c.transcript("claude-code", "s1"))
     return pr.check_transcript_is_prefix(got, _source(h, "s1"))
 
 
 # 3 ------------------------------------------------------------------------------------------------
 def _idempotence_strategy() -> Any:
-    op = st.one_of(st.tuples(st.just("write"), line_text), st.just(("mirror", "")))
-    return st.fixed_dictionaries(
+    return _record(
         {
-            "ops": st.lists(op, max_size=8),
+            "ops": st.lists(st.sampled_from(["write", "mirror"]), max_size=8),
             "crash": st.sampled_from(["after_part", "after_meta"]),
             "at": st.integers(1, 4),
         }
@@ -172,9 +197,9 @@ def _idempotence_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
     _arm(sim, [f"crash@tracecraft.mirror.{ex['crash']}#{ex['at']}"])
     tc = _tc(sim, variant, "mirror-intent")
     c, h = _host(sim, tc)
-    for kind, text in ex["ops"]:
+    for n, kind in enumerate(ex["ops"]):
         if kind == "write":
-            _write(h, "s1", text.encode())
+            _write(h, "s1", _line(n).encode())
         else:
             _try(c, c.mirror(h, "s1"))
     _try(c, c.mirror(h, "s1"))  # the retry after whatever happened
@@ -194,11 +219,11 @@ SECRETS = (
 
 
 def _redaction_strategy() -> Any:
-    return st.fixed_dictionaries(
+    return _record(
         {
-            "before": st.text('abc {}:"', max_size=6),
+            "before": st.sampled_from(["", "a", 'x {"b": ', "key=  "]),
             "secret": st.sampled_from(SECRETS),
-            "after": st.text('xyz {}"', max_size=6),
+            "after": st.sampled_from(["", "z", '"}, {"c": 1']),
             "cuts": st.lists(st.integers(0, 60), max_size=3),
         }
     )
@@ -219,12 +244,11 @@ def _redaction_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
 
 # 5 ------------------------------------------------------------------------------------------------
 def _compact_strategy() -> Any:
-    return st.fixed_dictionaries(
+    return _record(
         {
             "parts": st.integers(1, 4),
             "keep_tail": st.integers(0, 2),
             "crash": st.sampled_from(["none", "after_merged", "after_meta", "after_delete"]),
-            "recompact": st.booleans(),
         }
     )
 
@@ -239,15 +263,18 @@ def _compact_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
         _write(h, "s1", (ln + "\n").encode())
         c.call(c.mirror(h, "s1"))
     _try(c, c.session_compact("s1", keep_tail=ex["keep_tail"]))
-    if ex["recompact"]:
-        _try(c, c.session_compact("s1", keep_tail=ex["keep_tail"]))
+    _, first = c.call(c.session_show("s1", tail=100))
+    _try(c, c.session_compact("s1", keep_tail=ex["keep_tail"]))  # the operator re-runs compact
     _, shown = c.call(c.session_show("s1", tail=100))
-    return pr.check_lines_equal(shown, lines)
+    verdict = pr.check_lines_equal(shown, lines)
+    if verdict.holds:
+        return verdict
+    return Verdict.violated(f"after the compact show printed {first!r}; re-running it: {verdict.detail}")
 
 
 # 6 ------------------------------------------------------------------------------------------------
 def _meta_strategy() -> Any:
-    return st.fixed_dictionaries(
+    return _record(
         {
             "parts": st.integers(2, 4),
             "mirror_at": st.integers(0, 12),
@@ -277,11 +304,11 @@ def _meta_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
 
 # 7 ------------------------------------------------------------------------------------------------
 def _two_mirrors_strategy() -> Any:
-    return st.fixed_dictionaries(
+    return _record(
         {
-            "first": st.lists(line_text, min_size=0, max_size=2),
+            "first": st.integers(0, 2),
             "second_at": st.integers(0, 8),
-            "append": st.lists(line_text, max_size=2),
+            "append": st.integers(0, 2),
             "append_at": st.integers(0, 8),
         }
     )
@@ -290,15 +317,15 @@ def _two_mirrors_strategy() -> Any:
 def _two_mirrors_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
     tc = _tc(sim, variant, "part-cond-put", latency=1.0)
     c, h = _host(sim, tc)
-    for ln in ex["first"]:
-        _write(h, "s1", ln.encode())
+    for n in range(ex["first"]):
+        _write(h, "s1", _line(n).encode())
     out: dict[str, Any] = {}
     terminal = tc.agent("host", home=h.tree)
 
     def appender() -> Generator[Any, Any, Any]:
         yield sim.timeout(ex["append_at"])
-        for ln in ex["append"]:
-            _write(h, "s1", ln.encode())
+        for n in range(ex["append"]):
+            _write(h, "s1", _line(ex["first"] + n).encode())
 
     sim.process(appender())
     _bg(sim, c.mirror(h, "s1"), out, 1)
@@ -310,7 +337,8 @@ def _two_mirrors_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
 
 # 8 ------------------------------------------------------------------------------------------------
 def _seq_strategy() -> Any:
-    return st.fixed_dictionaries({"base": st.integers(99_900, 99_999), "flushes": st.integers(1, 6)})
+    # A long-lived session whose newest part's seq is within 12 of the 5-digit limit.
+    return _record({"base": st.integers(99_988, 99_999), "flushes": st.integers(1, 6)})
 
 
 def _seq_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
@@ -329,7 +357,7 @@ def _seq_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
 
 # 9 ------------------------------------------------------------------------------------------------
 def _seen_cap_strategy() -> Any:
-    return st.fixed_dictionaries(
+    return _record(
         {
             "seen_cap": st.integers(1, 6),
             "batches": st.lists(st.integers(0, 8), min_size=1, max_size=4),
@@ -352,21 +380,28 @@ def _seen_cap_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
 
 
 # 10 -----------------------------------------------------------------------------------------------
-def _mail_ops(skews: list[int]) -> Any:
-    op = st.one_of(
-        st.tuples(st.just("send"), st.integers(0, len(skews) - 1), st.sampled_from([0, 0, 120, 400])),
-        st.tuples(st.just("read"), st.just(0), st.just(0)),
-        st.tuples(st.just("wait"), st.just(0), st.sampled_from([10, 200, 700])),
+def _mail_ops(skews: list[int], extra: tuple[tuple[str, int, int], ...]) -> Any:
+    """Lists of (kind, sender, arg), one draw per op: a send by each sender (``("send", 0, d)``: d
+    seconds between stamping and the PUT), waits, and *extra*; bob runs ``inbox --new`` after every op."""
+    ops = (
+        ("send", 0, 0),
+        *extra[:1],
+        *(("send", i, 0) for i in range(1, len(skews))),
+        *extra[1:],
+        ("wait", 0, 10),
+        ("wait", 0, 700),
     )
-    return st.lists(op, max_size=8)
+    return st.lists(st.sampled_from(ops), min_size=2, max_size=6)
 
 
 def _skew_strategy() -> Any:
     skews = [0, -120, -600, -900]
-    return st.fixed_dictionaries({"skews": st.just(skews), "ops": _mail_ops(skews)})
+    late = (("send", 0, 400), ("wait", 0, 350))  # a late arrival, and a wait inside its delay
+    return _record({"skews": st.just(skews), "ops": _mail_ops(skews, late)})
 
 
-def _mail_run(sim: Simulation, tc: Tracecraft, ex: Any, junk: bool = False) -> Verdict:
+def _mail_run(sim: Simulation, tc: Tracecraft, ex: Any) -> Verdict:
+    """Senders with skewed clocks; bob polls ``inbox --new`` after every op (an agent's per-turn check)."""
     senders = []
     for i, skew in enumerate(ex["skews"]):
         sim.clock(f"s{i}").skew(skew)
@@ -378,13 +413,12 @@ def _mail_run(sim: Simulation, tc: Tracecraft, ex: Any, junk: bool = False) -> V
         if kind == "send":
             _bg(sim, senders[who].send("bob", f"msg{n}", delay=arg), out, n)
             _advance(sim, 1)
-        elif kind == "junk" and junk:
+        elif kind == "junk":  # a leaf written directly through the backend API, 19 nines
             key = "messages/bob/9999999999999999999_x_00000000.json"
             tc.bucket.put_json(key, {"from": "x", "to": "bob", "message": "junk", "sent_at": "9999"})
-        elif kind == "read":
-            shown += [m.key for m in bob.call(bob.inbox(new=True))]
         else:
             _advance(sim, arg)
+        shown += [m.key for m in bob.call(bob.inbox(new=True))]
     sim.run()
     _advance(sim, 1)
     shown += [m.key for m in bob.call(bob.inbox(new=True))]
@@ -399,23 +433,18 @@ def _skew_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
 # 11 -----------------------------------------------------------------------------------------------
 def _future_strategy() -> Any:
     skews = [0, 30, 3600]
-    op = st.one_of(_mail_ops(skews).map(lambda ops: ops), st.just([("junk", 0, 0)]))
-    return st.fixed_dictionaries(
-        {
-            "skews": st.just(skews),
-            "ops": st.lists(op, max_size=3).map(lambda xs: [o for x in xs for o in x][:10]),
-        }
-    )
+    extra = (("junk", 0, 0), ("send", 0, 120))  # a direct 9999… leaf; an arrival late within the grace
+    return _record({"skews": st.just(skews), "ops": _mail_ops(skews, extra)})
 
 
 def _future_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
-    return _mail_run(sim, _tc(sim, variant, "future-guard"), ex, junk=True)
+    return _mail_run(sim, _tc(sim, variant, "future-guard"), ex)
 
 
 # 12 -----------------------------------------------------------------------------------------------
 def _shared_cursor_strategy() -> Any:
     every = st.integers(2, 20)
-    return st.fixed_dictionaries(
+    return _record(
         {
             "send_every": every,
             "r1_every": every,
@@ -482,7 +511,7 @@ def _agent_id_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
 
 # 14 -----------------------------------------------------------------------------------------------
 def _live_strategy() -> Any:
-    return st.fixed_dictionaries(
+    return _record(
         {
             "sets": st.lists(st.tuples(st.sampled_from([0, 1]), st.integers(0, 4)), min_size=1, max_size=4),
             "skew_b": st.sampled_from([0, 0, 5, -5]),
@@ -510,12 +539,9 @@ def _live_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
 
 # 14b ----------------------------------------------------------------------------------------------
 def _immutability_strategy() -> Any:
-    op = st.one_of(
-        st.tuples(st.just("set"), st.integers(0, 3)),
-        st.tuples(st.just("direct_put"), st.integers(0, 3)),
-        st.tuples(st.just("direct_delete"), st.integers(0, 3)),
-    )
-    return st.lists(op, max_size=6)
+    # (op, i): a CLI ``memory set k``, or a direct backend put/delete of the i-th listed snapshot.
+    ops = [(kind, i) for i in range(3) for kind in ("set", "direct_put", "direct_delete")]
+    return st.lists(st.sampled_from(ops), max_size=6)
 
 
 def _immutability_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
@@ -543,22 +569,25 @@ def _immutability_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
 
 # 15 -----------------------------------------------------------------------------------------------
 def _permanent_strategy() -> Any:
-    op = st.one_of(
-        st.tuples(st.just("claim"), st.sampled_from(["a", "b"]), st.just("")),
-        st.tuples(
-            st.just("complete"),
-            st.sampled_from(["a", "b"]),
-            st.sampled_from(["", "force", "blocked", "force-blocked"]),
-        ),
-        st.tuples(st.just("wait"), st.just(""), st.sampled_from(["100", "700"])),
-    )
-    return st.lists(op, max_size=7)
+    """After a claims s1: claims, completes (plain, --force, --blocked) by a and b, and waits."""
+    ops = [
+        ("complete", "b", "force"),
+        ("complete", "a", "blocked"),
+        ("wait", "", "700"),
+        ("claim", "b", ""),
+        ("complete", "a", ""),
+        ("claim", "a", ""),
+        ("complete", "b", ""),
+        ("wait", "", "100"),
+    ]
+    return st.lists(st.sampled_from(ops), min_size=2, max_size=6).map(lambda xs: [("claim", "a", ""), *xs])
 
 
 def _permanent_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
     tc = _tc(sim, variant, "claim-lease")
     agents = {n: tc.agent(n) for n in ("a", "b")}
     forced_by: str | None = None
+    overridden: str | None = None  # the claim owner whose step another agent forced
     claimed_since_force: set[str] = set()
     last_claim_at: float | None = None
     for kind, who, arg in ops:
@@ -578,12 +607,16 @@ def _permanent_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
                 return Verdict.violated(f"{who} cannot take over a claim idle for > {LEASE_S} s: {msg}")
             continue
         force = arg.startswith("force")
+        owner = (tc.bucket.get_json("steps/s1/claim.json") or {}).get("agent")
         ok, _ = _try(c, c.complete("s1", force=force, blocked=arg.endswith("blocked")))
         if ok and force:
             forced_by, claimed_since_force = who, set()
+            overridden = owner if owner not in (None, who) else None
             last_claim_at = sim.now
-        elif ok and forced_by is not None and who != forced_by and who not in claimed_since_force:
-            return Verdict.violated(f"{who} overwrote the result {forced_by} forced, without a new claim")
+        elif ok and overridden == who and who not in claimed_since_force:
+            return Verdict.violated(
+                f"the original owner {who} overwrote the result {forced_by} forced, without a new claim"
+            )
     return Verdict.ok()
 
 
@@ -607,29 +640,36 @@ def _regress_check(sim: Simulation, ops: Any, variant: str) -> Verdict:
 
 
 # 17 -----------------------------------------------------------------------------------------------
+STATES = ("complete", "blocked", "needs_review")
+
+
 def _handoff_order_strategy() -> Any:
-    return st.fixed_dictionaries(
+    return _record(
         {
+            # (state, crash): a's successive ``complete`` calls; crash: a dies inside that call, between
+            # its two PUTs (the first such call ends the worker)
             "states": st.lists(
-                st.sampled_from(["complete", "blocked", "needs_review"]), min_size=1, max_size=4
+                st.sampled_from([(state, crash) for crash in (False, True) for state in STATES]),
+                min_size=1,
+                max_size=4,
             ),
-            "crash_at": st.integers(0, 4),
             "poll_at": st.lists(st.integers(0, 10), max_size=3),
         }
     )
 
 
 def _handoff_order_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
-    if ex["crash_at"]:
+    crash_at = next((n + 1 for n, (_, crash) in enumerate(ex["states"]) if crash), 0)
+    if crash_at:
         point = fp.COMPLETE_AFTER_HANDOFF if variant != FAITHFUL else fp.COMPLETE_AFTER_STATUS
-        _arm(sim, [f"crash@{point}#{ex['crash_at']}"])
+        _arm(sim, [f"crash@{point}#{crash_at}"])
     tc = _tc(sim, variant, "handoff-first", latency=1.0)
     a, w = tc.agent("a"), tc.agent("w")
     a.call(a.claim("s1"))
     seen: list[tuple[Any, Any]] = []
 
     def worker() -> Generator[Any, Any, Any]:
-        for n, state in enumerate(ex["states"]):
+        for n, (state, _) in enumerate(ex["states"]):
             try:
                 yield from a.complete(
                     "s1", note=f"n{n}", blocked=state == "blocked", needs_review=state == "needs_review"
@@ -747,8 +787,9 @@ def _ambiguity_check(sim: Simulation, sessions: Any, variant: str) -> Verdict:
 
 # 20b ----------------------------------------------------------------------------------------------
 def _artifact_strategy() -> Any:
-    step = st.sampled_from([None, "shared", "A.1", "a-1", "a.1", "s2"])
-    return st.lists(st.tuples(step, st.sampled_from(["r.txt", "plan.md"])), min_size=1, max_size=5)
+    steps = [None, "shared", "A.1", "a-1", "a.1", "s2"]
+    uploads = [(step, name) for name in ("r.txt", "plan.md") for step in steps]
+    return st.lists(st.sampled_from(uploads), min_size=1, max_size=5)
 
 
 def _artifact_check(sim: Simulation, uploads: Any, variant: str) -> Verdict:
@@ -770,9 +811,10 @@ def _artifact_check(sim: Simulation, uploads: Any, variant: str) -> Verdict:
 
 # 21 -----------------------------------------------------------------------------------------------
 def _hf_strategy() -> Any:
-    return st.fixed_dictionaries(
+    """Claimants start *gaps* seconds after one another (2.0 s first: the staggered control)."""
+    return _record(
         {
-            "starts": st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=2, max_size=5),
+            "gaps": st.lists(st.sampled_from([2.0, 1.0, 0.5, 0.0]), min_size=1, max_size=4),
             "latency": st.sampled_from([0.25, 1.0]),
         }
     )
@@ -781,7 +823,10 @@ def _hf_strategy() -> Any:
 def _hf_check(sim: Simulation, ex: Any, variant: str) -> Verdict:
     tc = _tc(sim, variant, "conditional-backend", backend="hf", latency=ex["latency"])
     out: dict[Any, Any] = {}
-    for i, t in enumerate(ex["starts"]):
+    starts = [0.0]
+    for gap in ex["gaps"]:
+        starts.append(starts[-1] + gap)
+    for i, t in enumerate(starts):
         c = tc.agent(f"agent{i}")
         _bg(sim, c.claim("s1"), out, c.agent_id, t)
     sim.run()
@@ -835,8 +880,8 @@ CLAIMS: list[Claim] = [
     _claim(
         "meta-lost-update",
         ("MEM-OBJ-session-meta", "RT-RTE-session-compact"),
-        "meta.json is rebuilt read-modify-write with no CAS: a mirror racing a compact loses parts-log "
-        "entries, and every flush drops last_compacted_at.",
+        "meta.json is rebuilt read-modify-write with no CAS: a mirror racing a compact loses its parts-log "
+        "entry, or the flush drops the compact's last_compacted_at.",
         "meta-cas",
         _meta_strategy,
         _meta_check,
@@ -852,7 +897,7 @@ CLAIMS: list[Claim] = [
     _claim(
         "part-seq-overflow",
         ("MEM-OBJ-session-parts",),
-        "Part seq 100000 has 6 digits, fails PART_RE and is invisible to show; the next seq repeats.",
+        "Part seq 100000 has 6 digits and fails PART_RE: show never prints the bytes flushed into it.",
         "part-seq-wide",
         _seq_strategy,
         _seq_check,
@@ -860,7 +905,8 @@ CLAIMS: list[Claim] = [
     _claim(
         "seen-cap-replay",
         ("MEM-OBJ-inbox-cursor", "RT-RTE-mail-exchange"),
-        "More unseen keys within the grace window than SEEN_CAP: every later --new shows the oldest again.",
+        "More unseen keys within the grace window than SEEN_CAP: the next --new shows the evicted oldest "
+        "keys again.",
         "seen-cap-watermark",
         _seen_cap_strategy,
         _seen_cap_check,

@@ -12,6 +12,7 @@ T_CF = "tests/test_tracecraft_conformance.py"
 T_PR = "tests/test_tracecraft_properties.py"
 T_AD = "tests/test_tracecraft_adapter.py"
 T_DF = "tests/test_tracecraft_differential.py"
+T_UT = "tests/test_tracecraft_upstream_texts.py"
 T_CL = "tests/test_claims_registry.py"
 T_SC = "tests/test_scenarios.py"
 CLAIM_FAITHFUL = f"{T_CL}::test_faithful_design_yields_a_counterexample"
@@ -110,6 +111,9 @@ NOT_MODELED: list[str] = [
     "the registration's summary column (never displayed upstream either).",
     "session list's size sort (list sorts by last_uploaded_at, newest first).",
     "package build/publication (RT-RTE-package-release): the released wheel is the conformance oracle.",
+    "stdout vs stderr: every line a command prints goes to ``Client.stdout`` (stderr-only warnings — "
+    "inbox --delete's deprecation, the HF claim warning, the protection summary — are not printed).",
+    "wall-clock seconds in wait-for's progress line: the remaining time is simulated (whole seconds).",
 ]
 
 RECORDS: dict[str, Coverage] = {
@@ -280,6 +284,8 @@ RECORDS: dict[str, Coverage] = {
             f"{T_MO}::test_inbox_new_show_silent_only_new",
             f"{T_MO}::test_delete_keeps_broadcasts_and_excludes_new",
             f"{T_MO}::test_burst_keeps_every_message_and_merge_is_chronological",
+            f"{T_UT}::test_recipient_errors",
+            f"{T_UT}::test_inbox_body_fallback_and_receipts",
         ),
     ),
     "RT-RTE-memory-write": Coverage(
@@ -287,6 +293,8 @@ RECORDS: dict[str, Coverage] = {
         (
             f"{T_MO}::test_memory_set_rejects_reserved_keys",
             f"{T_MO}::test_crash_after_snapshot_leaves_unlive_history",
+            f"{T_UT}::test_memory_key_errors",
+            f"{T_UT}::test_history_defaults_and_list_of_any_object",
         ),
     ),
     "RT-RTE-package-release": Coverage(
@@ -301,6 +309,8 @@ RECORDS: dict[str, Coverage] = {
         (
             f"{T_MO}::test_compact_three_to_one_and_keep_tail",
             f"{T_MO}::test_interrupted_compact_shows_duplicates",
+            f"{T_UT}::test_keep_tail_beyond_part_count_compacts_nothing",
+            f"{T_UT}::test_show_and_compact_search_part_names_next_seq_matches",
         ),
     ),
     "RT-RTE-session-mirror": Coverage(
@@ -315,6 +325,10 @@ RECORDS: dict[str, Coverage] = {
             f"{T_MO}::test_mirror_parts_nothing_new_and_state_loss",
             f"{T_MO}::test_follow_reloads_state_and_rejects_bad_interval",
             f"{T_MO}::test_redaction_default_and_no_redact",
+            f"{T_UT}::test_nothing_new_and_session_not_found",
+            f"{T_UT}::test_missing_harness_session",
+            f"{T_UT}::test_stop_is_best_effort",
+            f"{T_UT}::test_mirror_receipt_and_meta_defaults",
         ),
     ),
     "RT-RTE-step-control": Coverage(
@@ -322,6 +336,11 @@ RECORDS: dict[str, Coverage] = {
         (
             f"{T_MO}::test_complete_ownership_force_and_unclaimed",
             f"{T_MO}::test_wait_for_polls_blocked_and_review",
+            f"{T_UT}::test_step_id_errors",
+            f"{T_UT}::test_flag_conflicts",
+            f"{T_UT}::test_foreign_complete_refused_with_hint",
+            f"{T_UT}::test_wait_for_texts",
+            f"{T_UT}::test_claim_owner_unknown_and_complete_started_at",
         ),
     ),
 }
@@ -346,4 +365,13 @@ DIFFERENCES: list[str] = [
     "cursor's unit); the note only says the cursor is the max messages.id.",
     "The mirror's flushes are not line-aligned (faithful); the line-aligned fix is one of the note's two "
     "named fixes for split secrets (the other, a carry window, cannot be exact for unbounded patterns).",
+    "Review audit against the 0.2.5 source (the note does not say; the model follows upstream): "
+    "compact slices `[:-K]`, so --keep-tail K >= the part count compacts nothing; show and compact "
+    "`search` PART_RE on the last segment of the recursive listing (nested or prefixed part names count) "
+    "while the next seq `match`es it; `session stop` is best effort (no meta is not an error, an empty "
+    "meta is not marked); an owner-less claim reads as 'unknown'; an unclaimed complete stamps "
+    "started_at = now; own broadcasts are also skipped by body `from` whatever the key says; missing "
+    "message fields print as '?'/''; collect_agents reports status 'stale' and skips empty documents; "
+    "session_totals returns {count, total_uploaded_bytes, last_uploaded_at} over non-empty metas; error "
+    "texts and receipts are upstream's verbatim.",
 ]

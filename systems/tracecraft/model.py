@@ -30,6 +30,7 @@ from sim.objects import ObjectStore, PreconditionFailed
 from systems.tracecraft import faults as fp
 from systems.tracecraft.protocol import (
     CURSOR_GRACE_NS,
+    CURSOR_LEAF,
     PART_RE,
     PART_RE_WIDE,
     SEEN_CAP,
@@ -40,6 +41,7 @@ from systems.tracecraft.protocol import (
     cursor_key,
     direct_children,
     heartbeat_age_s,
+    is_data_leaf,
     key_sender,
     load_stream_cursor,
     merge_counts,
@@ -201,7 +203,7 @@ class FileTailHarness:
         if session_id is not None:
             found = [s for s in found if s.session_id == session_id]
         if not found:
-            raise TracecraftError(f"No {self.name} session found")
+            raise TracecraftError(_no_session(self.name, session_id, self.cwd))
         return max(found, key=lambda s: (s.mtime, s.path))
 
     def size(self, sess: Session) -> int:
@@ -262,7 +264,7 @@ class HermesHarness:
         if session_id is not None:
             found = [s for s in found if s.session_id == session_id]
         if not found:
-            raise TracecraftError("No hermes session found")
+            raise TracecraftError(_no_session("hermes", session_id, ""))
         return found[0]
 
     def size(self, sess: Session) -> int:
@@ -333,7 +335,11 @@ class Tracecraft:
 class Client:
     """One loaded config (``TRACECRAFT_AGENT`` = *agent_id*): the CLI commands as SimPy generators.
 
-    Output lines go to :attr:`stdout` as they are printed (a crash after printing keeps them).
+    Output lines go to :attr:`stdout` as they are printed (a crash after printing keeps them), with
+    upstream's texts (receipts, "nothing new: …", "No new messages.", wait-for's progress lines).
+    Not modeled: stdout vs stderr: every line a command prints goes to ``Client.stdout`` (stderr-only
+    warnings — inbox --delete's deprecation, the HF claim warning, the protection summary — are not
+    printed).
     """
 
     def __init__(
@@ -390,7 +396,7 @@ class Client:
     def _command(self) -> Gen:
         """Config load: the validate-agent fix checks the id; heartbeat-refresh refreshes registration."""
         if self.variant.has("validate-agent"):
-            validate_recipient(self.agent_id, what="agent id")
+            validate_recipient(self.agent_id, what="Agent id")
         if self.variant.has("heartbeat-refresh"):
             yield from self._rt()
             doc = self.b.get_json(f"agents/{self.agent_id}.json") or self._registration()
@@ -423,7 +429,8 @@ class Client:
         return self.agent_id
 
     def agents(self) -> Gen:
-        """(MEM-OBJ-agent-registration) ``collect_agents``: id, status, step, heartbeat age, stale (> 300 s).
+        """(MEM-OBJ-agent-registration) ``collect_agents``: rows ``{id, status, step, heartbeat,
+        heartbeat_age_s}``; status is ``"stale"`` when the age exceeds 300 s. Empty documents are skipped.
 
         Not modeled: the summary column (never displayed upstream either).
         """
@@ -434,15 +441,18 @@ class Client:
         out = []
         for k in keys:
             yield from self._rt()
-            doc = self.b.get_json(k) or {}
+            doc = self.b.get_json(k)
+            if not doc:
+                continue
             age = heartbeat_age_s(doc.get("heartbeat"), now)
+            stale = age is not None and age > STALE_AFTER_S
             out.append(
                 {
-                    "id": doc.get("id", k[len("agents/") : -len(".json")]),
-                    "status": doc.get("status"),
+                    "id": doc.get("id", "?"),
+                    "status": "stale" if stale else doc.get("status", "unknown"),
                     "step": doc.get("step"),
-                    "age": age,
-                    "stale": age is not None and age > STALE_AFTER_S,
+                    "heartbeat": doc.get("heartbeat"),
+                    "heartbeat_age_s": age,
                 }
             )
         self._op("agents", count=len(out))
@@ -465,6 +475,7 @@ class Client:
         self.sim.faults.point(fp.MEMORY_SET_AFTER_SNAPSHOT)
         yield from self._rt()
         self.b.put_json(f"memory/{path}.json", {"value": value, "set_by": self.agent_id, "set_at": now})
+        self._print(f"Set {key} = {value}")
         self._op("memory_set", key=key, value=value, snapshot=hist)
         return hist
 
@@ -519,21 +530,23 @@ class Client:
             doc = self.b.get_json(k)
             if doc is None:
                 continue
-            line = f"[{doc.get('set_at')}] {doc.get('set_by')}: {doc.get('value')}"
+            line = f"[{doc.get('set_at', '?')}] {doc.get('set_by', '?')}: {doc.get('value')}"
             self._print(line)
             lines.append(line)
         self._op("memory_history", key=key, entries=len(lines))
         return lines
 
     def memory_list(self, prefix: str = "") -> Gen:
-        """(MEM-OBJ-memory-live) Dotted live keys under ``memory/`` + prefix (not boundary-aware)."""
+        """(MEM-OBJ-memory-live) Dotted keys under ``memory/`` + prefix (not boundary-aware), every listed
+        object but ``memory/_history/`` (``.json`` stripped when present)."""
         yield from self._command()
         yield from self._rt()
         out = []
         for k in self.b.list_keys("memory/" + prefix.replace(".", "/")):
-            if k.startswith("memory/_history/") or not k.endswith(".json"):
+            if k.startswith("memory/_history/"):
                 continue
-            out.append(k[len("memory/") : -len(".json")].replace("/", "."))
+            out.append(k.removeprefix("memory/").removesuffix(".json").replace("/", "."))
+            self._print(out[-1])
         self._op("memory_list", prefix=prefix, count=len(out))
         return out
 
@@ -564,6 +577,7 @@ class Client:
             ts = self.sim.clock(STORE_CLOCK).ns()
         key = append_key(f"messages/{r}/", self.agent_id, ts, self._hex())
         self.b.put_json(key, doc)
+        self._print(f"Sent to {r}: {message}")
         self._op("send", to=r, key=key, message=message)
         return key
 
@@ -581,7 +595,7 @@ class Client:
         Crash points ``tracecraft.inbox.before_cursor`` and ``tracecraft.inbox.after_delete``.
         """
         if new and delete:
-            raise TracecraftError("--new and --delete are mutually exclusive")
+            raise TracecraftError("--delete and --new are mutually exclusive")
         yield from self._command()
         me = self.agent_id
         dp, bp = f"messages/{me}/", "messages/_broadcast/"
@@ -597,29 +611,28 @@ class Client:
         b_listed = direct_children(self.b.list_keys(bp, b_stream["watermark"]), bp)
         d_cand = unseen_keys(d_listed, d_stream) if new else d_listed
         b_cand = unseen_keys(b_listed, b_stream) if new else b_listed
-        found: list[InboxLine] = []
+        rows: list[tuple[Any, InboxLine]] = []
         for kind, keys, prefix in (("direct", d_cand, dp), ("broadcast", b_cand, bp)):
             for k in keys:
-                sender = key_sender(k, prefix)
-                if kind == "broadcast" and sender is not None and sender == me:
-                    continue
+                if kind == "broadcast" and key_sender(k, prefix) == me:
+                    continue  # own broadcast, by the key's sender (no GET)
                 yield from self._rt()
                 doc = self.b.get_json(k)
                 if doc is None:
                     continue
-                if kind == "broadcast" and sender is None and doc.get("from") == me:
-                    continue
-                found.append(
-                    InboxLine(
-                        k,
-                        kind,
-                        str(doc.get("from")),
-                        str(doc.get("sent_at", "")),
-                        str(doc.get("message")),
-                        doc.get("step"),
-                    )
+                if kind == "broadcast" and doc.get("from", "?") == me:
+                    continue  # upstream's fallback, applied to every broadcast body
+                line = InboxLine(
+                    k,
+                    kind,
+                    str(doc.get("from", "?")),
+                    str(doc.get("sent_at", "?")),
+                    str(doc.get("message", "")),
+                    doc.get("step"),
                 )
-        found.sort(key=lambda m: m.sent_at)
+                rows.append((doc.get("sent_at", ""), line))
+        rows.sort(key=lambda row: row[0])  # the sender's sent_at string ("" when missing)
+        found = [line for _, line in rows]
         for i, m in enumerate(found):
             self._print(m.render())
             if delete and m.kind == "direct":
@@ -627,6 +640,11 @@ class Client:
                 self.b.delete(m.key)
                 if i < len(found) - 1:
                     self.sim.faults.point(fp.INBOX_AFTER_DELETE)
+        if not found:
+            self._print("No new messages." if new else "No messages.")
+        elif delete:
+            deleted = sum(m.kind == "direct" for m in found)
+            self._print(f"Deleted {deleted} direct message(s); broadcasts left in place.")
         if new and (d_cand or b_cand):
             self.sim.faults.point(fp.INBOX_BEFORE_CURSOR)
             if self.cursor_pause:
@@ -662,12 +680,13 @@ class Client:
             st = self.b.get_json(f"steps/{sid}/status.json") or {}
             if st.get("status") == "complete":
                 raise TracecraftError(f"Step {step_id} is already complete")
-        doc = {"agent": self.agent_id, "claimed_at": self.clock.iso()}
+        now = self.clock.iso()
+        doc = {"agent": self.agent_id, "claimed_at": now}
         try:
             yield from self._conditional_put(f"steps/{sid}/claim.json", doc)
         except PreconditionFailed:
             yield from self._rt()
-            owner = (self.b.get_json(f"steps/{sid}/claim.json") or {}).get("agent")
+            owner = (self.b.get_json(f"steps/{sid}/claim.json") or {}).get("agent", "unknown")
             taken = False
             if self.variant.has("claim-lease") and owner != self.agent_id:
                 taken = yield from self._lease_takeover(sid, doc)
@@ -677,9 +696,9 @@ class Client:
         self.sim.faults.point(fp.CLAIM_AFTER_CLAIM)
         yield from self._rt()
         self.b.put_json(
-            f"steps/{sid}/status.json",
-            {"status": "in_progress", "agent": self.agent_id, "started_at": self.clock.iso()},
+            f"steps/{sid}/status.json", {"status": "in_progress", "agent": self.agent_id, "started_at": now}
         )
+        self._print(f"Claimed step {step_id} as {self.agent_id}")
         self._op("claim", step=sid)
         return sid
 
@@ -724,7 +743,7 @@ class Client:
         ``tracecraft.complete.after_status`` (``after_handoff`` with the handoff-first fix).
         """
         if blocked and needs_review:
-            raise TracecraftError("--blocked and --needs-review are mutually exclusive")
+            raise TracecraftError("Use at most one of --blocked / --needs-review")
         sid = normalize_step_id(step_id)
         yield from self._command()
         yield from self._rt()
@@ -732,11 +751,14 @@ class Client:
         owner = claim.get("agent")
         if owner not in (None, self.agent_id) and not force:
             self._op("complete", phase="fail", step=sid, owner=owner)
-            raise TracecraftError(f"Step {step_id} is claimed by {owner}, not {self.agent_id}")
+            raise TracecraftError(
+                f"Step {step_id} is claimed by '{owner}', not '{self.agent_id}'. "
+                "Pass --force to complete it anyway (e.g. if the claim-holder crashed)."
+            )
         state = "blocked" if blocked else "needs_review" if needs_review else "complete"
         yield from self._rt()
-        started = (self.b.get_json(f"steps/{sid}/status.json") or {}).get("started_at")
         now = self.clock.iso()
+        started = (self.b.get_json(f"steps/{sid}/status.json") or {}).get("started_at", now)
         status: dict[str, Any] = {"status": state, "agent": self.agent_id, "started_at": started}
         if state == "complete":
             status["completed_at"] = now
@@ -771,6 +793,11 @@ class Client:
             self.sim.faults.point(fp.COMPLETE_AFTER_STATUS)
             yield from self._rt()
             self.b.put_json(f"steps/{sid}/handoff.json", handoff)
+        label = {"complete": "Completed", "blocked": "Blocked", "needs_review": "Needs review on"}[state]
+        receipt = f"{label} step {step_id}" + (f" → handed off to {to}" if to else "")
+        if changed_files is not None:
+            receipt += f" ({len(changed_files)} changed file(s))"
+        self._print(receipt)
         self._op("complete", step=sid, state=state, force=force)
         return state
 
@@ -798,26 +825,35 @@ class Client:
 
         Raises :class:`TracecraftError` at once when a step is blocked, or on timeout; needs_review keeps
         waiting. Never reads the handoff (the handoff-reader fix returns them: ``{sid: handoff}``).
+        Not modeled: wall-clock seconds in wait-for's progress line: the remaining time is simulated
+        (whole seconds).
         """
         yield from self._command()
         sids = [normalize_step_id(s) for s in step_ids]
-        start = self.sim.now
-        while True:
-            states = {}
-            for sid in sids:
-                states[sid] = (yield from self.effective_status(sid))[0]
-            blocked = [s for s, v in states.items() if v == "blocked"]
-            if blocked:
-                self._op("wait_for", phase="fail", blocked=blocked)
-                raise TracecraftError(f"Step {blocked[0]} is blocked")
-            if all(v == "complete" for v in states.values()):
+        deadline = self.sim.now + timeout
+        while self.sim.now < deadline:
+            all_done, review = True, []
+            for step_id, sid in zip(step_ids, sids, strict=True):
+                status, agent = yield from self.effective_status(sid)
+                if status == "blocked":
+                    self._op("wait_for", phase="fail", blocked=sid)
+                    raise TracecraftError(
+                        f"Step {step_id} is blocked (agent: {agent}) — it will not complete without "
+                        "intervention. Resolve it and re-run wait-for."
+                    )
+                if status == "needs_review":
+                    review.append(step_id)
+                if status != "complete":
+                    all_done = False
+            if all_done:
+                self._print(f"All steps complete: {', '.join(step_ids)}")
                 break
-            if self.sim.now - start >= timeout:
-                self._op("wait_for", phase="fail", timeout=timeout)
-                raise TracecraftError(f"Timed out waiting for {', '.join(sids)}")
-            review = [s for s, v in states.items() if v == "needs_review"]
-            self._print(f"waiting: {states}" + (f" (needs review: {', '.join(review)})" if review else ""))
+            progress = f"Waiting... ({int(deadline - self.sim.now)}s remaining)"
+            self._print(progress + (f" — needs review: {', '.join(review)}" if review else ""))
             yield self.sim.timeout(WAIT_POLL_S)
+        else:
+            self._op("wait_for", phase="fail", timeout=timeout)
+            raise TracecraftError(f"Timeout after {timeout}s. Not all steps complete: {', '.join(step_ids)}")
         self._op("wait_for", steps=sids)
         if self.variant.has("handoff-reader"):
             out = {}
@@ -871,9 +907,13 @@ class Client:
 
     # -- status --------------------------------------------------------------------------------------
     def status(self) -> Gen:
-        """(RT-RTE-step-control, RT-RTE-mail-exchange) Agents, steps, mailbox unread counts, session totals.
+        """(RT-RTE-step-control, RT-RTE-mail-exchange) Agents, steps, mailboxes, session totals (``_gather``).
 
-        Unread exists only for agents with a cursor; ``_broadcast`` is always None.
+        Mailboxes come from one ``messages/`` listing: data leaves count as mail, a ``_cursor.json`` leaf
+        marks a cursor holder. Unread (what ``inbox --new`` would show: unseen direct keys plus unseen
+        broadcasts from others, senders from the key or, for a non-conforming key, the body) exists only
+        for cursor holders; ``_broadcast`` is always None. ``mailboxes`` is upstream's list of
+        ``{agent, total, unread}``; ``unread`` maps agent to unread.
         """
         agents = yield from self.agents()
         yield from self._rt()
@@ -882,45 +922,66 @@ class Client:
         for sid in step_ids:
             steps[sid] = yield from self.effective_status(sid)
         yield from self._rt()
-        boxes = sorted({k.split("/")[1] for k in self.b.list_keys("messages/") if k.count("/") >= 2})
+        boxes: dict[str, list[str]] = {}
+        have_cursor: set[str] = set()
+        for k in self.b.list_keys("messages/"):
+            parts = k.split("/", 2)
+            if len(parts) < 3:
+                continue
+            if parts[2] == CURSOR_LEAF:
+                have_cursor.add(parts[1])
+            elif is_data_leaf(parts[2]):
+                boxes.setdefault(parts[1], []).append(k)
         bp = "messages/_broadcast/"
-        yield from self._rt()
-        b_keys = direct_children(self.b.list_keys(bp), bp)
+        b_keys = sorted(boxes.get("_broadcast", []))
+        b_sender: dict[str, Any] = {}
+        if have_cursor - {"_broadcast"}:
+            for k in b_keys:
+                sender = key_sender(k, bp)
+                if sender is None:
+                    yield from self._rt()
+                    sender = (self.b.get_json(k) or {}).get("from")
+                b_sender[k] = sender
+        mailboxes = []
         unread: dict[str, int | None] = {}
-        for box in boxes:
-            if box == "_broadcast":
-                unread[box] = None
-                continue
-            yield from self._rt()
-            doc = self.b.get_json(cursor_key(box))
-            if doc is None:
-                unread[box] = None
-                continue
-            dp = f"messages/{box}/"
-            yield from self._rt()
-            d_keys = direct_children(self.b.list_keys(dp), dp)
-            d, bst = load_stream_cursor(doc, "direct"), load_stream_cursor(doc, "broadcast")
-            unread[box] = len(unseen_keys(d_keys, d)) + len(
-                [k for k in unseen_keys(b_keys, bst) if key_sender(k, bp) != box]
-            )
+        for box in sorted(set(boxes) | have_cursor):
+            keys = boxes.get(box, [])
+            count = None
+            if box != "_broadcast" and box in have_cursor:
+                yield from self._rt()
+                doc = self.b.get_json(cursor_key(box)) or {}
+                d, bst = load_stream_cursor(doc, "direct"), load_stream_cursor(doc, "broadcast")
+                count = len(unseen_keys(sorted(keys), d)) + sum(
+                    1 for k in unseen_keys(b_keys, bst) if b_sender.get(k) != box
+                )
+            mailboxes.append({"agent": box, "total": len(keys), "unread": count})
+            unread[box] = count
         totals = yield from self.session_totals()
-        self._op("status", steps=len(steps), boxes=len(boxes))
-        return {"agents": agents, "steps": steps, "unread": unread, "sessions": totals}
+        self._op("status", steps=len(steps), boxes=len(mailboxes))
+        return {
+            "agents": agents,
+            "steps": steps,
+            "mailboxes": mailboxes,
+            "unread": unread,
+            "sessions": totals,
+        }
 
     def session_totals(self) -> Gen:
-        """Meta count, uploaded byte sum and max ``last_uploaded_at``."""
+        """``{count, total_uploaded_bytes, last_uploaded_at}`` over the non-empty metas (upstream's keys)."""
         yield from self._rt()
-        metas = [k for k in self.b.list_keys("sessions/") if k.endswith("/meta.json")]
-        count, total, last = 0, 0, None
-        for k in metas:
+        metas = []
+        for k in [k for k in self.b.list_keys("sessions/") if k.endswith("/meta.json")]:
             yield from self._rt()
-            m = self.b.get_json(k) or {}
-            count += 1
-            total += int(m.get("total_uploaded_bytes") or 0)
-            lu = m.get("last_uploaded_at")
-            if lu and (last is None or lu > last):
-                last = lu
-        return {"sessions": count, "uploaded_bytes": total, "last_uploaded_at": last}
+            m = self.b.get_json(k)
+            if m:
+                metas.append(m)
+        return {
+            "count": len(metas),
+            "total_uploaded_bytes": sum(m.get("total_uploaded_bytes", 0) for m in metas),
+            "last_uploaded_at": max(
+                (m["last_uploaded_at"] for m in metas if m.get("last_uploaded_at")), default=None
+            ),
+        }
 
     # -- session mirror (RT-RTE-session-mirror, MEM-OBJ-session-parts/-meta, MEM-OBJ-mirror-state) ---
     def state_path(self, harness: str, session_id: str) -> str:
@@ -944,15 +1005,17 @@ class Client:
     def _part_re(self) -> Any:
         return PART_RE_WIDE if self.variant.has("part-seq-wide") else PART_RE
 
-    def _listed_parts(self, prefix: str) -> list[tuple[int, str, str]]:
-        """(seq, uuid, key) of every listed part matching the part-name pattern, in listing order."""
+    def _listed_parts(self, prefix: str, *, search: bool = False) -> list[tuple[int, str, str]]:
+        """(seq, uuid, key) of every listed part, in key order: PART_RE ``match``ed on the last path
+        segment (next-seq), or ``search``ed on it (show and compact). As upstream, the listing is
+        recursive, so a part-named object nested below the session prefix counts too."""
         rx = self._part_re()
         out = []
         for k in self.b.list_keys(prefix):
-            leaf = k[len(prefix) :]
-            m = rx.match(leaf)
-            if m and "/" not in leaf:
-                out.append((int(m.group(1)), leaf[-len("12345678.jsonl") : -len(".jsonl")], k))
+            name = k.rsplit("/", 1)[-1]
+            m = rx.search(name) if search else rx.match(name)
+            if m:
+                out.append((int(m.group(1)), name[-len("12345678.jsonl") : -len(".jsonl")], k))
         if self.variant.has("part-seq-wide"):
             out.sort(key=lambda t: (t[0], t[2]))
         return out
@@ -995,14 +1058,14 @@ class Client:
                 cursor = int(state.get("cursor", 0) or 0)
         size = harness.size(sess)
         if size - cursor < min_bytes:
-            self._print("nothing new")
+            self._print(f"nothing new: session={sess.session_id} cursor={cursor:,} size={size:,}")
             self._op("mirror", session=sess.session_id, result="nothing new")
             return Flush("nothing new")
         chunk, nxt = harness.read_new(sess, cursor)
         if self.variant.has("line-aligned") and isinstance(harness, FileTailHarness):
             cut = chunk.rfind(b"\n") + 1
             if cut == 0:
-                self._print("nothing new")
+                self._print(f"nothing new: session={sess.session_id} cursor={cursor:,} size={size:,}")
                 return Flush("nothing new")
             chunk, nxt = chunk[:cut], cursor + cut
         body, counts = (chunk, {}) if no_redact else redact(chunk)
@@ -1057,6 +1120,10 @@ class Client:
             "last_flush_at": self.clock.iso(),
         }
         self._save_state(spath, new_state)
+        self._print(
+            f"uploaded part-{seq:05d}-{uniq}  source={len(chunk):,}B  upload={len(body):,}B  "
+            f"redactions={counts or 'none'}"
+        )
         self._op("mirror", session=sess.session_id, seq=seq, key=key, range=[cursor, nxt], redactions=counts)
         return Flush("uploaded", seq, key, (cursor, nxt), len(chunk), len(body), counts)
 
@@ -1106,9 +1173,9 @@ class Client:
                     "harness": harness.name if harness else sess.harness,
                     "session_id": sess.session_id,
                     "source_path": sess.path,
-                    "cwd": sess.cwd,
+                    "cwd": sess.cwd or None,
                     "agent_id": self.agent_id,
-                    "started_at": meta.get("started_at") or now,
+                    "started_at": meta.get("started_at", now),
                     "last_uploaded_at": now,
                     "ended_at": meta.get("ended_at"),
                     "total_source_bytes": int(meta.get("total_source_bytes") or 0) + entry["source_bytes"],
@@ -1148,17 +1215,13 @@ class Client:
 
     def _find_meta(self, session_id: str, harness: str | None = None) -> Gen:
         yield from self._rt()
-        metas = [
-            k
-            for k in self.b.list_keys("sessions/")
-            if k.endswith(f"/{session_id}/meta.json") and k.count("/") == 3
-        ]
+        metas = [k for k in self.b.list_keys("sessions/") if k.endswith(f"/{session_id}/meta.json")]
         if harness is not None:
             metas = [k for k in metas if k.split("/")[1] == harness]
         if self.variant.has("require-harness") and len(metas) > 1:
             raise TracecraftError(f"Session {session_id} exists under several harnesses; pass --harness")
         if not metas:
-            raise TracecraftError(f"Session not found: {session_id}")
+            raise TracecraftError(f"session not found: {session_id}")
         return metas[0]
 
     def session_list(self, harness: str | None = None, limit: int = 20) -> Gen:
@@ -1197,7 +1260,7 @@ class Client:
 
     def _transcript(self, prefix: str, meta: dict[str, Any]) -> Gen:
         yield from self._rt()
-        parts = self._listed_parts(prefix)
+        parts = self._listed_parts(prefix, search=True)
         if self.variant.has("compact-manifest") and meta.get("parts") is not None:
             manifest = {(p.get("seq"), p.get("uuid")) for p in meta["parts"]}
             parts = [p for p in parts if (p[0], p[1]) in manifest]
@@ -1217,31 +1280,45 @@ class Client:
     def session_stop(self, session_id: str, harness: str | None = None) -> Gen:
         """(RT-RTE-session-mirror, MEM-OBJ-mirror-state) Delete the local state, then set ``ended_at``.
 
-        Does not stop a running follower (the stop-keeps-cursor fix marks the state ended instead).
+        Best effort, as upstream: a session with no meta is not an error; a non-empty meta of the first
+        matching key gets ``ended_at`` if unset. Prints ``stopped session=… state_cleared=…
+        meta_marked_ended=…`` and returns the meta key (None without one). Does not stop a running
+        follower (the stop-keeps-cursor fix marks the state ended instead).
         """
         yield from self._command()
         hname = harness or "claude-code"
         spath = self.state_path(hname, session_id)
+        had_state = self.home.exists(spath)
         if self.variant.has("stop-keeps-cursor"):
             st = self._load_state(spath)
             st["ended"] = True
             self._save_state(spath, st)
-        elif self.home.exists(spath):
+        elif had_state:
             self.home.delete(spath)
-        meta_key = yield from self._find_meta(session_id, harness)
         yield from self._rt()
-        meta = self.b.get_json(meta_key) or {}
-        if not meta.get("ended_at"):
-            meta["ended_at"] = self.clock.iso()
+        metas = [k for k in self.b.list_keys("sessions/") if k.endswith(f"/{session_id}/meta.json")]
+        if harness is not None:
+            metas = [k for k in metas if k.split("/")[1] == harness]
+        if self.variant.has("require-harness") and len(metas) > 1:
+            raise TracecraftError(f"Session {session_id} exists under several harnesses; pass --harness")
+        marked = False
+        if metas:
             yield from self._rt()
-            self.b.put_json(meta_key, meta)
+            meta = self.b.get_json(metas[0]) or {}
+            if meta and not meta.get("ended_at"):
+                meta["ended_at"] = self.clock.iso()
+                yield from self._rt()
+                self.b.put_json(metas[0], meta)
+                marked = True
+        self._print(f"stopped session={session_id}  state_cleared={had_state}  meta_marked_ended={marked}")
         self._op("session_stop", session=session_id)
-        return meta_key
+        return metas[0] if metas else None
 
     def session_compact(self, session_id: str, keep_tail: int = 0, harness: str | None = None) -> Gen:
         """(RT-RTE-session-compact) Merge all but the last K parts: PUT merged, PUT meta, DELETE targets.
 
-        Raises :class:`TracecraftError` for K < 0. Fewer than 2 targets prints "nothing to compact".
+        Targets are all but the last K parts (none when K >= the part count, as upstream's ``[:-K]``).
+        Raises :class:`TracecraftError` for K < 0. Fewer than 2 targets prints "nothing to compact: …".
         Crash points ``tracecraft.compact.after_merged``, ``after_meta`` and ``after_delete``.
         """
         if keep_tail < 0:
@@ -1250,7 +1327,7 @@ class Client:
         meta_key = yield from self._find_meta(session_id, harness)
         prefix = meta_key[: -len("meta.json")]
         yield from self._rt()
-        parts = self._listed_parts(prefix)
+        parts = self._listed_parts(prefix, search=True)
         if self.variant.has("compact-manifest"):
             yield from self._rt()
             m0 = self.b.get_json(meta_key) or {}
@@ -1261,10 +1338,11 @@ class Client:
                     yield from self._rt()
                     self.b.delete(k)
             parts = [p for p in parts if (p[0], p[1]) in manifest]
-        targets = parts[: len(parts) - keep_tail] if keep_tail else parts
+        # As upstream's ``part_keys[:-K], part_keys[-K:]``: K >= the part count leaves no targets.
+        targets = parts[: max(0, len(parts) - keep_tail)]
         kept = parts[len(targets) :]
         if len(targets) < 2:
-            self._print("nothing to compact")
+            self._print(f"nothing to compact: {len(targets)} mergeable part(s) (kept newest {len(kept)})")
             return None
         chunks = []
         for _, _, k in targets:
@@ -1339,26 +1417,32 @@ def tail_lines(body: bytes, n: int) -> list[bytes]:
 
 
 # -- validation ----------------------------------------------------------------------------------
-def validate_recipient(recipient: str, *, what: str = "recipient") -> str:
-    """Stripped, non-empty, no ``/``, ``_`` only for ``_broadcast``; raises :class:`TracecraftError`."""
+def _no_session(harness: str, session_id: str | None, cwd: str) -> str:
+    """Upstream's "No <harness> session found for id=<sid>" (or "in cwd=<cwd>")."""
+    return f"No {harness} session found" + (f" for id={session_id}" if session_id else f" in cwd={cwd}")
+
+
+def validate_recipient(recipient: str, *, what: str = "Recipient") -> str:
+    """Stripped, non-empty, no ``/``, ``_`` only for ``_broadcast``; raises :class:`TracecraftError`
+    with upstream's messages (*what* names the value: the validate-agent fix passes ``"Agent id"``)."""
     r = recipient.strip()
     if not r:
-        raise TracecraftError(f"{what} must not be empty")
+        raise TracecraftError(f"{what} cannot be empty")
     if "/" in r:
-        raise TracecraftError(f"{what} must not contain '/': {recipient}")
+        raise TracecraftError(f"{what} may not contain '/'")
     if r.startswith("_") and r != "_broadcast":
-        raise TracecraftError(f"{what} must not start with '_': {recipient}")
+        raise TracecraftError(f"{what} names starting with '_' are reserved ('_broadcast' broadcasts to all)")
     return r
 
 
 def validate_memory_key(key: str) -> None:
     """Reject a blank key, any ``/``, and ``_history`` / ``_history.*``; raises :class:`TracecraftError`."""
     if not key.strip():
-        raise TracecraftError("Memory key must not be empty")
+        raise TracecraftError("Key cannot be empty")
     if "/" in key:
-        raise TracecraftError(f"Memory key must not contain '/': {key}")
+        raise TracecraftError("Memory keys use dots as separators; '/' is not allowed")
     if key == "_history" or key.startswith("_history."):
-        raise TracecraftError(f"Memory key {key} is reserved")
+        raise TracecraftError("The '_history' key namespace is reserved for version snapshots")
 
 
 __all__ = [

@@ -95,7 +95,7 @@ def check_history_append_only(before: Sequence[str], after: Sequence[str]) -> Ve
 
 def check_not_stale(agents: Iterable[Mapping[str, Any]], active: Iterable[str]) -> Verdict:
     """No agent that ran a command within the stale window is reported stale."""
-    stale = sorted(a["id"] for a in agents if a.get("stale") and a["id"] in set(active))
+    stale = sorted(a["id"] for a in agents if a.get("status") == "stale" and a["id"] in set(active))
     return Verdict.violated(f"active agent(s) reported stale: {stale}") if stale else Verdict.ok()
 
 

@@ -71,9 +71,9 @@ def key_sender(key: str, prefix: str) -> str | None:
 def normalize_step_id(step_id: str) -> str:
     """Lower-case, then ``.`` to ``-``; raises :class:`TracecraftError` on a blank id or one with ``/``."""
     if not step_id or not step_id.strip():
-        raise TracecraftError("Step id must not be empty")
+        raise TracecraftError("Step id cannot be empty")
     if "/" in step_id:
-        raise TracecraftError(f"Step id must not contain '/': {step_id}")
+        raise TracecraftError("Step ids may not contain '/'")
     return step_id.lower().replace(".", "-")
 
 
