@@ -49,7 +49,7 @@ def fact_value(rng: random.Random) -> str:
     return rng.choice(FACT_VALUES)
 
 
-@lru_cache(maxsize=32_768)
+@lru_cache(maxsize=8_192)
 def extract_facts(text: str) -> frozenset[str]:
     """The ids of every fact token present in *text* (``{"FACT-0017", ...}``)."""
     return frozenset(f"FACT-{num}" for num, _ in FACT_RE.findall(text))

@@ -28,7 +28,7 @@ def encoding() -> Any:
     return tiktoken.get_encoding(ENCODING_NAME)
 
 
-@lru_cache(maxsize=32_768)
+@lru_cache(maxsize=8_192)
 def count_tokens(text: str) -> int:
     """Exact cl100k token count of *text* (special-token text is counted as ordinary text)."""
     if not text:
