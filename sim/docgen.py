@@ -30,7 +30,11 @@ def render(topic: str, system: str | None = None) -> str:
         for s in names:
             mod = system_module(s, "fidelity")
             pkg = importlib.import_module(f"systems.{s}") if mod else None
-            head = (pkg.__doc__ or "").strip().splitlines()[0] if pkg and pkg.__doc__ else "(not built yet)"
+            head = (
+                " ".join((pkg.__doc__ or "").strip().split("\n\n")[0].split())
+                if pkg and pkg.__doc__
+                else "(not built yet)"
+            )
             seed = report_records()[s]["seed"]
             out.append(f"{s}: {head}\n  report: {seed}")
             if mod:
