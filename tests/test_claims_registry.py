@@ -17,6 +17,10 @@ def test_faithful_design_yields_a_counterexample(claim: cl.Claim) -> None:
     outcome = cl.find_counterexample(claim, PROFILE)
     assert outcome.passed, f"{claim.id}: {outcome.detail}"
     assert not claim.run(outcome.example, cl.FAITHFUL).holds
+    # The saved form (what `memsim claims --save` writes) replays to the same violation.
+    _, variant, example = cl.load_example(cl.save_example(claim, outcome).dumps())
+    assert variant == cl.FAITHFUL
+    assert not claim.run(example, cl.FAITHFUL).holds
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
