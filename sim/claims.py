@@ -85,6 +85,28 @@ class Claim:
                 sim.close()
 
 
+def claim_factory(system: str, **defaults: Any) -> Callable[..., Claim]:
+    """A constructor of *system*'s claims: ``make(cid, records, statement, fix, strategy, check, **kw)``.
+
+    The claim id becomes ``"<system>.<cid>"``; *defaults* (e.g. ``summarize=``) apply to every claim.
+    """
+
+    def make(
+        cid: str,
+        records: tuple[str, ...],
+        statement: str,
+        fix: str,
+        strategy: Callable[[], Any],
+        check: Callable[[Simulation, Any, str], Verdict],
+        **kw: Any,
+    ) -> Claim:
+        return Claim(
+            f"{system}.{cid}", system, tuple(records), statement, fix, strategy, check, **{**defaults, **kw}
+        )
+
+    return make
+
+
 # -- profiles ---------------------------------------------------------------------------------------
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"max_examples": 40, "derandomize": True},

@@ -16,6 +16,7 @@ root (``..``, absolute paths, symlinks pointing out).
 
 from __future__ import annotations
 
+import abc
 import os
 import posixpath
 from collections.abc import Callable
@@ -57,7 +58,7 @@ def universal_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-class FileTree:
+class FileTree(abc.ABC):
     """The interface of a file tree. Subclasses implement the underscore extension points."""
 
     def __init__(self, mtime: MtimeSource | None = None) -> None:
@@ -66,29 +67,37 @@ class FileTree:
         self.ops = 0
 
     # -- extension points ----------------------------------------------------------------------------
+    @abc.abstractmethod
     def _read(self, path: str) -> bytes:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _write(self, path: str, data: bytes, append: bool) -> None:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _delete(self, path: str) -> None:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _exists(self, path: str) -> bool:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _list(self) -> list[str]:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _rename(self, src: str, dst: str) -> None:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _mtime(self, path: str) -> float:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _set_mtime(self, path: str, mtime: float) -> None:
-        raise NotImplementedError
+        """Extension point."""
 
     def _is_dir(self, path: str) -> bool:
         """Whether some file lives under *path* (override with something faster than a listing)."""

@@ -17,6 +17,7 @@ Every backend counts its operations in :attr:`ObjectStore.ops` (put/get/list/del
 
 from __future__ import annotations
 
+import abc
 import collections
 import contextlib
 import logging
@@ -45,7 +46,7 @@ def s3_sort_key(key: str) -> bytes:
     return key.encode("utf-8")
 
 
-class ObjectStore:
+class ObjectStore(abc.ABC):
     """The interface of an object store. Subclasses implement ``_put``, ``_get``, ``_delete``, ``_keys``."""
 
     name = "abstract"
@@ -53,17 +54,21 @@ class ObjectStore:
     def __init__(self) -> None:
         self.ops: collections.Counter[str] = collections.Counter()
 
+    @abc.abstractmethod
     def _put(self, key: str, body: bytes, if_none_match: bool) -> None:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _get(self, key: str) -> bytes | None:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _delete(self, key: str) -> None:
-        raise NotImplementedError
+        """Extension point."""
 
+    @abc.abstractmethod
     def _keys(self, prefix: str, start_after: str | None) -> list[str]:
-        raise NotImplementedError
+        """Extension point."""
 
     def put(self, key: str, body: bytes, *, if_none_match: bool = False) -> None:
         """Store *body* at *key*; with *if_none_match*, raise :class:`PreconditionFailed` if it exists."""
@@ -95,7 +100,7 @@ class ObjectStore:
         """The bytes stored under *prefix*."""
         return sum(len(self._get(k) or b"") for k in self._keys(prefix, None))
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook: most backends hold nothing to release
         """Release the backend's resources."""
 
 

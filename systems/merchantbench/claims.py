@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from sim.claims import FAITHFUL, Claim, Verdict
+from sim.claims import FAITHFUL, Claim, Verdict, claim_factory
 from sim.engine import Simulation
 from sim.faults import Crash, FaultPlan, WriteFailed
 from sim.text import fact_token, observation
@@ -522,8 +522,7 @@ def _brief(ex: Any) -> str:
     return text if len(text) <= 240 else text[:237] + "..."
 
 
-def _claim(cid: str, records: tuple[str, ...], statement: str, fix: str, strategy: Any, check: Any) -> Claim:
-    return Claim(f"{SYSTEM}.{cid}", SYSTEM, records, statement, fix, strategy, check, summarize=_brief)
+_claim = claim_factory(SYSTEM, summarize=_brief)
 
 
 CLAIMS: list[Claim] = [

@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from sim.claims import FAITHFUL as FAITHFUL_NAME
-from sim.claims import Claim, Verdict
+from sim.claims import Claim, Verdict, claim_factory
 from sim.engine import Simulation
 from sim.faults import Crash, FaultPlan, WriteFailed
 from sim.text import extract_facts
@@ -639,15 +639,7 @@ JRN = ("MEM-OBJ-memory-journal", "RT-RTE-learning-admission")
 FOLD = ("MEM-RTE-worklog-fold", "MEM-OBJ-work-log")
 
 
-def _claim(
-    cid: str,
-    records: tuple[str, ...],
-    statement: str,
-    fix: str,
-    strategy: Callable[[], Any],
-    check: Callable[[Simulation, Any, str], Verdict],
-) -> Claim:
-    return Claim(f"{SYSTEM}.{cid}", SYSTEM, records, statement, fix, strategy, check)
+_claim = claim_factory(SYSTEM)
 
 
 CLAIMS: list[Claim] = [

@@ -16,12 +16,12 @@ that never fail, and the fixed variants run over the same alphabets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
 from hypothesis import strategies as st
 
-from sim.claims import FAITHFUL, Claim, Verdict
+from sim.claims import FAITHFUL, Claim, Verdict, claim_factory
 from sim.engine import Simulation
 from sim.faults import Crash, FaultPlan
 from sim.files import MemoryTree
@@ -85,15 +85,7 @@ def _record(fields: dict[str, Any]) -> Any:
     return st.tuples(*fields.values()).map(lambda values: dict(zip(keys, values, strict=True)))
 
 
-def _claim(
-    cid: str,
-    records: tuple[str, ...],
-    statement: str,
-    fix: str,
-    strategy: Callable[[], Any],
-    check: Callable[[Simulation, Any, str], Verdict],
-) -> Claim:
-    return Claim(f"{SYSTEM}.{cid}", SYSTEM, records, statement, fix, strategy, check)
+_claim = claim_factory(SYSTEM)
 
 
 # -- shared mirror helpers -------------------------------------------------------------------------
