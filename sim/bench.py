@@ -295,9 +295,9 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         groups.setdefault((r["design"], r["budget"]), []).append(r)
 
-    def mean(vals: list[Any]) -> float | None:
+    def mean(vals: list[Any], digits: int = 1) -> float | None:
         v = [x for x in vals if x is not None]
-        return round(sum(v) / len(v), 3) if v else None
+        return round(sum(v) / len(v), digits) if v else None
 
     out = []
     for (d, b), rs in groups.items():
@@ -312,9 +312,9 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "estimate_mean": mean([r["estimate_mean"] for r in rs]),
                 "over_window": sum(r["over_window"] for r in rs),
                 "requests": sum(r["requests"] for r in rs),
-                "recall": mean([r["recall"] for r in rs]),
-                "recall_vs_oracle": mean([r["recall_vs_oracle"] for r in rs]),
-                "write_amplification": mean([r["write_amplification"] for r in rs]),
+                "recall": mean([r["recall"] for r in rs], 3),
+                "recall_vs_oracle": mean([r["recall_vs_oracle"] for r in rs], 3),
+                "write_amplification": mean([r["write_amplification"] for r in rs], 3),
                 "storage_ops": mean([r["storage_ops"] for r in rs]),
                 "live": all(r["live"] for r in rs),
             }
@@ -441,7 +441,9 @@ def plot(rows: list[dict[str, Any]], agg: list[dict[str, Any]], out: Path) -> li
         ax.set_xlabel("provider window (tokens)")
         ax.set_ylabel(ylabel)
         ax.set_title(f"{ylabel} against budget")
-        ax.legend(fontsize=8)
+        if metric == "recall":
+            ax.set_ylim(0, 1.05)
+        ax.legend(fontsize=8, loc="lower right" if metric == "recall" else "upper right")
         fig.tight_layout()
         p = out / fname
         fig.savefig(p, dpi=110)
