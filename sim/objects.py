@@ -21,6 +21,7 @@ import abc
 import collections
 import contextlib
 import logging
+import os
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -148,20 +149,25 @@ class MemoryStore(ObjectStore):
 
 
 class S3Store(ObjectStore):
-    """An object store on an S3 bucket through boto3."""
+    """An object store on an S3 bucket through boto3.
+
+    With a *namespace* (``"memsim-123-1/"``) every key lives under that prefix in the bucket and the store
+    shows keys without it, so runs sharing a user's bucket do not see each other's objects.
+    """
 
     name = "s3"
 
-    def __init__(self, client: Any, bucket: str, *, on_close: Any = None) -> None:
+    def __init__(self, client: Any, bucket: str, *, on_close: Any = None, namespace: str = "") -> None:
         super().__init__()
         self.client = client
         self.bucket = bucket
+        self.namespace = namespace
         self._on_close = on_close
 
     def _put(self, key: str, body: bytes, if_none_match: bool) -> None:
         from botocore.exceptions import ClientError
 
-        kwargs: dict[str, Any] = {"Bucket": self.bucket, "Key": key, "Body": body}
+        kwargs: dict[str, Any] = {"Bucket": self.bucket, "Key": self.namespace + key, "Body": body}
         if if_none_match:
             kwargs["IfNoneMatch"] = "*"
         try:
@@ -176,7 +182,7 @@ class S3Store(ObjectStore):
         from botocore.exceptions import ClientError
 
         try:
-            resp = self.client.get_object(Bucket=self.bucket, Key=key)
+            resp = self.client.get_object(Bucket=self.bucket, Key=self.namespace + key)
         except ClientError as exc:
             # NoSuchKey; or a bare 404 when the error body echoes a key XML cannot carry (U+0001, U+FFFF)
             if exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == 404:
@@ -186,15 +192,16 @@ class S3Store(ObjectStore):
         return body
 
     def _delete(self, key: str) -> None:
-        self.client.delete_object(Bucket=self.bucket, Key=key)
+        self.client.delete_object(Bucket=self.bucket, Key=self.namespace + key)
 
     def _keys(self, prefix: str, start_after: str | None) -> list[str]:
-        kwargs: dict[str, Any] = {"Bucket": self.bucket, "Prefix": prefix}
+        ns = self.namespace
+        kwargs: dict[str, Any] = {"Bucket": self.bucket, "Prefix": ns + prefix}
         if start_after:
-            kwargs["StartAfter"] = start_after
+            kwargs["StartAfter"] = ns + start_after
         out: list[str] = []
         for page in self.client.get_paginator("list_objects_v2").paginate(**kwargs):
-            out.extend(obj["Key"] for obj in page.get("Contents", []))
+            out.extend(obj["Key"][len(ns) :] for obj in page.get("Contents", []))
         return out
 
     def close(self) -> None:
@@ -288,12 +295,44 @@ def moto_server_store(bucket: str | None = None) -> S3Store:
     return S3Store(client, _new_bucket(client, bucket), on_close=server.stop)
 
 
-def endpoint_store(url: str, bucket: str | None = None) -> S3Store:
-    """S3 through boto3 against *url* (MinIO, LocalStack, ...), credentials from the environment."""
-    import boto3
+_namespace_seq = 0
 
-    client = boto3.client("s3", endpoint_url=url)
-    return S3Store(client, _new_bucket(client, bucket or "memsim"))
+
+def endpoint_store(url: str, bucket: str | None = None) -> S3Store:
+    """S3 through boto3 against *url* (MinIO, LocalStack, ...), credentials from the environment.
+
+    The bucket (default ``memsim``) is created if missing; each store gets its own key namespace
+    ``memsim-<pid>-<n>/``, emptied when it opens and deleted when it closes. Raises :class:`UsageError`
+    (one line) when the endpoint cannot be reached or refuses the credentials.
+    """
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    global _namespace_seq
+    _namespace_seq += 1
+    namespace = f"memsim-{os.getpid()}-{_namespace_seq}/"
+    client = boto3.client(
+        "s3",
+        endpoint_url=url,
+        config=Config(retries={"max_attempts": 2, "mode": "standard"}, connect_timeout=5, read_timeout=30),
+    )
+    try:
+        name = _new_bucket(client, bucket or "memsim")
+        store = S3Store(client, name, namespace=namespace)
+        for key in store.list():
+            store.delete(key)
+    except (BotoCoreError, ClientError) as exc:
+        raise UsageError(f"cannot use the S3 endpoint {url}: {exc}") from exc
+
+    def wipe() -> None:
+        with contextlib.suppress(BotoCoreError, ClientError):
+            for key in store._keys("", None):
+                store._delete(key)
+
+    store._on_close = wipe
+    store.ops.clear()
+    return store
 
 
 STORE_KINDS = ("memory", "moto", "moto-server")
