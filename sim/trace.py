@@ -14,8 +14,9 @@ Schema (documented in README "Traces"):
     ``seq``, ``time``, ``agent``, ``system``, ``route`` (what assembled it: ``react.hop``,
     ``wiki.query``...), ``exact_tokens`` (INTEGER, cl100k count of the whole request), ``estimate``
     (INTEGER, the design's own estimate, NULL when it has none), ``messages`` (INTEGER),
-    ``facts`` (TEXT, JSON list of fact ids present), ``needed`` (TEXT, JSON list of fact ids the request
-    needed, for probes), ``detail`` (TEXT, JSON).
+    ``facts`` (TEXT, JSON list of the fact ids present, runs of consecutive ids written as one
+    inclusive range ``"FACT-0001..FACT-0040"``; :func:`decode_facts`), ``needed`` (TEXT, JSON list of
+    fact ids the request needed, for probes), ``detail`` (TEXT, JSON).
 ``meta``
     ``key``, ``value``: the seed, scenario, faults and parameters of the run.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,50 @@ _INSERT_REQUESTS = (
 def astuple(record: Any) -> tuple[Any, ...]:
     """The field values of a flat record, in field order (``dataclasses.astuple`` without its deep copy)."""
     return tuple(record.__dict__.values())
+
+
+_FACT_NUM = re.compile(r"FACT-(\d{4,})")
+
+
+def encode_facts(ids: frozenset[str] | set[str]) -> str:
+    """Fact ids as a JSON list, consecutive ``FACT-NNNN`` ids folded into ``"FACT-0001..FACT-0040"``.
+
+    A request that carries a whole folded log holds thousands of facts; ranges keep long traces small.
+    """
+    nums: list[int] = []
+    other: list[str] = []
+    for f in ids:
+        m = _FACT_NUM.fullmatch(f)
+        if m and len(m.group(1)) == 4:
+            nums.append(int(m.group(1)))
+        else:
+            other.append(f)
+    items: list[str] = []
+    nums.sort()
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        if j - i >= 2:
+            items.append(f"FACT-{nums[i]:04d}..FACT-{nums[j]:04d}")
+        else:
+            items.extend(f"FACT-{n:04d}" for n in nums[i : j + 1])
+        i = j + 1
+    return _json(items + sorted(other))
+
+
+def decode_facts(text: str) -> frozenset[str]:
+    """The fact ids of an encoded ``facts`` column (ranges expanded)."""
+    out: set[str] = set()
+    for item in json.loads(text):
+        lo, sep, hi = item.partition("..")
+        if sep:
+            a, b = int(lo[5:]), int(hi[5:])
+            out.update(f"FACT-{n:04d}" for n in range(a, b + 1))
+        else:
+            out.add(item)
+    return frozenset(out)
 
 
 def _json(value: Any) -> str:
@@ -84,7 +130,7 @@ class RequestRecord:
     @property
     def fact_ids(self) -> frozenset[str]:
         """The fact ids present in the request."""
-        return frozenset(json.loads(self.facts))
+        return decode_facts(self.facts)
 
     @property
     def needed_ids(self) -> frozenset[str]:
@@ -196,7 +242,7 @@ class Trace:
             int(exact_tokens),
             None if estimate is None else int(estimate),
             int(messages),
-            _json(sorted(facts)),
+            encode_facts(facts),
             _json(sorted(needed)),
             _json(detail),
         )

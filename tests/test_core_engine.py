@@ -723,3 +723,22 @@ def test_load_example_rejects_non_examples(text: str) -> None:
     """Text that is not a saved claim example is a UsageError."""
     with pytest.raises(UsageError):
         cl.load_example(text)
+
+
+@given(st.sets(st.integers(0, 60)), st.sets(st.sampled_from(["FACT-12345", "X-1", "FACT-0001x"])))
+def test_fact_sets_round_trip_through_the_range_encoding(numbers, others) -> None:
+    """``encode_facts`` folds runs into ranges and ``decode_facts`` gives back exactly the same ids."""
+    from sim.trace import decode_facts, encode_facts
+
+    ids = {f"FACT-{n:04d}" for n in numbers} | others
+
+    assert decode_facts(encode_facts(ids)) == ids
+
+
+def test_fact_ranges_are_compact_and_readable() -> None:
+    """Three or more consecutive ids become one range; pairs stay as ids."""
+    from sim.trace import encode_facts
+
+    ids = {f"FACT-{n:04d}" for n in [1, 2, 3, 4, 7, 8, 10]}
+
+    assert encode_facts(ids) == '["FACT-0001..FACT-0004", "FACT-0007", "FACT-0008", "FACT-0010"]'
