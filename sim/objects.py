@@ -18,6 +18,7 @@ Every backend counts its operations in :attr:`ObjectStore.ops` (put/get/list/del
 from __future__ import annotations
 
 import abc
+import bisect
 import collections
 import contextlib
 import logging
@@ -113,13 +114,17 @@ class MemoryStore(ObjectStore):
     def __init__(self) -> None:
         super().__init__()
         self._objects: dict[str, bytes] = {}
-        self._sorted: list[str] | None = []
+        # Keys kept sorted as they arrive. For valid Unicode, UTF-8 byte order is code-point order, so
+        # plain str comparison sorts as S3 does (tests pin this with astral and private-use keys).
+        self._sorted: list[str] = []
 
     def _put(self, key: str, body: bytes, if_none_match: bool) -> None:
-        if if_none_match and key in self._objects:
-            raise PreconditionFailed(key)
-        if key not in self._objects:
-            self._sorted = None
+        if key in self._objects:
+            if if_none_match:
+                raise PreconditionFailed(key)
+        else:
+            key.encode("utf-8")  # a key S3 could not carry (a lone surrogate) fails here, as on S3
+            bisect.insort(self._sorted, key)
         self._objects[key] = bytes(body)
 
     def _get(self, key: str) -> bytes | None:
@@ -127,24 +132,19 @@ class MemoryStore(ObjectStore):
 
     def _delete(self, key: str) -> None:
         if self._objects.pop(key, None) is not None:
-            self._sorted = None
+            del self._sorted[bisect.bisect_left(self._sorted, key)]
 
     def _keys(self, prefix: str, start_after: str | None) -> list[str]:
-        import bisect
-
-        if self._sorted is None:
-            self._sorted = sorted(self._objects, key=s3_sort_key)
         keys = self._sorted
-        lo_key = s3_sort_key(prefix)
-        if start_after is not None and s3_sort_key(start_after) >= lo_key:
-            lo = bisect.bisect_right(keys, s3_sort_key(start_after), key=s3_sort_key)
+        if start_after is not None and start_after >= prefix:
+            i = bisect.bisect_right(keys, start_after)
         else:
-            lo = bisect.bisect_left(keys, lo_key, key=s3_sort_key)
+            i = bisect.bisect_left(keys, prefix)
         out = []
-        for k in keys[lo:]:
-            if not k.startswith(prefix):
-                break
-            out.append(k)
+        n = len(keys)
+        while i < n and keys[i].startswith(prefix):
+            out.append(keys[i])
+            i += 1
         return out
 
 

@@ -1251,14 +1251,19 @@ class Client:
         meta = self.b.get_json(meta_key) or {}
         lines: list[str] = []
         if tail > 0:
-            body = yield from self._transcript(meta_key[: -len("meta.json")], meta)
-            lines = [ln.decode("utf-8", errors="replace") for ln in tail_lines(body, tail)]
+            chunks = yield from self._transcript_parts(meta_key[: -len("meta.json")], meta)
+            lines = [ln.decode("utf-8", errors="replace") for ln in tail_lines_of_parts(chunks, tail)]
             for ln in lines:
                 self._print(ln)
         self._op("session_show", session=session_id, tail=tail, lines=len(lines))
         return meta, lines
 
     def _transcript(self, prefix: str, meta: dict[str, Any]) -> Gen:
+        chunks = yield from self._transcript_parts(prefix, meta)
+        return b"".join(chunks)
+
+    def _transcript_parts(self, prefix: str, meta: dict[str, Any]) -> Gen:
+        """The bodies of every listed part, in order: one GET per part (as upstream), not yet joined."""
         yield from self._rt()
         parts = self._listed_parts(prefix, search=True)
         if self.variant.has("compact-manifest") and meta.get("parts") is not None:
@@ -1268,7 +1273,7 @@ class Client:
         for _, _, k in parts:
             yield from self._rt()
             chunks.append(self.b.get_bytes(k) or b"")
-        return b"".join(chunks)
+        return chunks
 
     def transcript(self, harness: str, session_id: str) -> Gen:
         """The bytes ``show`` would concatenate for this session (all listed parts)."""
@@ -1414,6 +1419,33 @@ def tail_lines(body: bytes, n: int) -> list[bytes]:
             return lines[-n:]
         window *= 2
     return body.splitlines()[-n:]
+
+
+def tail_lines_of_parts(chunks: list[bytes], n: int, *, window: int = 16_384) -> list[bytes]:
+    """``b"".join(chunks).splitlines()[-n:]`` without joining or splitting the whole transcript.
+
+    Takes growing byte windows off the end of the virtual concatenation. A window's first line may be
+    cut (mid-line, or a lone ``\n`` whose ``\r`` lies before the cut); every later line break in the
+    window is the same break as in the whole body, so once the window holds more than *n* lines its last
+    *n* are the body's. ``n <= 0`` keeps the ``[-n:]`` slice semantics (all lines for 0).
+    """
+    total = sum(len(c) for c in chunks)
+    window = max(1, window)
+    while n > 0 and window < total:
+        taken: list[bytes] = []
+        need = window
+        for c in reversed(chunks):
+            if len(c) >= need:
+                taken.append(c[len(c) - need :])
+                break
+            taken.append(c)
+            need -= len(c)
+        lines = b"".join(reversed(taken)).splitlines()
+        if len(lines) > n:
+            return lines[-n:]
+        # Grow at least twofold, or to the size the window's mean line length says n + 1 lines need.
+        window = max(2 * window, window * (n + 2) // max(len(lines) - 1, 1))
+    return b"".join(chunks).splitlines()[-n:]
 
 
 # -- validation ----------------------------------------------------------------------------------
