@@ -150,6 +150,22 @@ class FileTree(abc.ABC):
             raise FileMissing(path)
         return self._read(p)
 
+    def read_from(self, path: str, offset: int) -> tuple[bytes, int]:
+        """``(bytes from offset to EOF, file size)``: one read after a seek; raises :class:`FileMissing`.
+
+        Past EOF the bytes are empty (the size tells the caller the file shrank).
+        """
+        p = normalize(path)
+        self.ops += 1
+        if not self._exists(p):
+            raise FileMissing(path)
+        return self._read_from(p, max(0, offset))
+
+    def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
+        """Extension point with a default that reads the whole file (override to skip the head)."""
+        data = self._read(path)
+        return data[offset:], len(data)
+
     def read_text(self, path: str, *, translate_newlines: bool = True) -> str:
         """The content decoded as UTF-8, with universal newlines unless *translate_newlines* is False."""
         text = self.read_bytes(path).decode("utf-8")
@@ -277,6 +293,10 @@ class MemoryTree(FileTree):
     def _size(self, path: str) -> int:
         return len(self._files[path])
 
+    def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
+        data = self._files[path]
+        return bytes(memoryview(data)[offset:]), len(data)
+
     def _read(self, path: str) -> bytes:
         return bytes(self._files[path])
 
@@ -380,6 +400,12 @@ class DiskTree(FileTree):
 
     def _size(self, path: str) -> int:
         return self._real(path).stat().st_size
+
+    def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
+        with open(self._real(path), "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            fh.seek(offset)
+            return fh.read(), size
 
     def _set_mtime(self, path: str, mtime: float) -> None:
         ns = round(mtime * 1e9)

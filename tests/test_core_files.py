@@ -588,3 +588,15 @@ def test_rename_dir_refuses_like_os_rename(tree: FileTree, src: str, dst: str) -
 
     with pytest.raises((MemsimError, OSError)):
         tree.rename_dir(src, dst)
+
+
+@pytest.mark.parametrize("kind", ["memory", "disk"])
+@given(data=st.binary(max_size=40), offset=st.integers(0, 50))
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_read_from_is_a_seek_then_read_to_eof(kind, data, offset, tmp_path_factory) -> None:
+    """``read_from(path, offset)`` equals ``(content[offset:], len(content))`` on both backends."""
+    tree = MemoryTree() if kind == "memory" else DiskTree(tmp_path_factory.mktemp("rf"))
+    tree.write_bytes("s/log.jsonl", data)
+
+    assert tree.read_from("s/log.jsonl", offset) == (data[offset:], len(data))
+    assert tree.size("s/log.jsonl") == len(data)

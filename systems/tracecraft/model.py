@@ -211,9 +211,8 @@ class FileTailHarness:
         return self.tree.size(sess.path) if self.tree.exists(sess.path) else 0
 
     def read_new(self, sess: Session, cursor: int) -> tuple[bytes, int]:
-        """The bytes from *cursor* to EOF and the new cursor."""
-        data = self.tree.read_bytes(sess.path)
-        return data[cursor:], len(data)
+        """The bytes from *cursor* to EOF and the new cursor (seek to the cursor, read to EOF)."""
+        return self.tree.read_from(sess.path, cursor)
 
 
 class HermesHarness:
