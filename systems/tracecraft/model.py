@@ -1212,13 +1212,19 @@ class Client:
             yield self.sim.timeout(interval)
         return out
 
-    def _find_meta(self, session_id: str, harness: str | None = None) -> Gen:
+    def _matching_metas(self, session_id: str, harness: str | None = None) -> Gen:
+        """Every ``…/<sid>/meta.json`` key in sort order (one listing); the first one is what show, stop
+        and compact use. The require-harness fix refuses an ambiguous session id."""
         yield from self._rt()
         metas = [k for k in self.b.list_keys("sessions/") if k.endswith(f"/{session_id}/meta.json")]
         if harness is not None:
             metas = [k for k in metas if k.split("/")[1] == harness]
         if self.variant.has("require-harness") and len(metas) > 1:
             raise TracecraftError(f"Session {session_id} exists under several harnesses; pass --harness")
+        return metas
+
+    def _find_meta(self, session_id: str, harness: str | None = None) -> Gen:
+        metas = yield from self._matching_metas(session_id, harness)
         if not metas:
             raise TracecraftError(f"session not found: {session_id}")
         return metas[0]
@@ -1299,12 +1305,7 @@ class Client:
             self._save_state(spath, st)
         elif had_state:
             self.home.delete(spath)
-        yield from self._rt()
-        metas = [k for k in self.b.list_keys("sessions/") if k.endswith(f"/{session_id}/meta.json")]
-        if harness is not None:
-            metas = [k for k in metas if k.split("/")[1] == harness]
-        if self.variant.has("require-harness") and len(metas) > 1:
-            raise TracecraftError(f"Session {session_id} exists under several harnesses; pass --harness")
+        metas = yield from self._matching_metas(session_id, harness)
         marked = False
         if metas:
             yield from self._rt()
