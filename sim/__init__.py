@@ -8,6 +8,14 @@ SQLite), :mod:`sim.claims` (failure-mode claims) and :mod:`sim.scenario` (runnab
 system-specific lives here.
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
+try:
+    __version__ = _version("memsim")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
 from sim.clock import AgentClock
 from sim.engine import Simulation
 from sim.errors import MemsimError, UsageError
@@ -24,6 +32,7 @@ __all__ = [
     "Simulation",
     "UsageError",
     "WriteFailed",
+    "__version__",
     "count_tokens",
     "extract_facts",
     "fact_token",

@@ -1,36 +1,53 @@
-"""Claims: the failure modes the reports claim, each with a faithful and a fixed direction.
+"""Claims: the failure modes the reports claim, each checked in four directions over one strategy.
 
-A :class:`Claim` is an id, a system, the report record IDs it covers, a one-line statement, the name of
-the minimal fix, a Hypothesis strategy of examples and a pure ``check(sim, example, variant)`` that runs
-the example against the ``faithful`` or ``fixed`` variant of the design and returns a :class:`Verdict`
-(it never raises). Both directions run under the same search:
+A :class:`Claim` is an id, a design, the report record IDs it covers, a one-line statement, the minimal
+fix (its switch names and a sentence), the *off switch* (the mechanism under test switched off), a
+Hypothesis strategy of examples and a pure ``check(sim, example, variant) -> Verdict``. The claims runner
+(:mod:`sim.search`, :mod:`sim.ledger`) maps each direction to a :class:`~sim.variant.Variant` of the
+design and runs the same check:
 
-* **faithful** must produce a counterexample: :func:`find_counterexample` uses ``hypothesis.find`` and
-  returns the shrunk example;
-* **fixed** must hold: :func:`check_fixed` runs ``@given`` over the same strategy.
+=============  =========================================  ===============================================
+direction      variant                                    expected
+=============  =========================================  ===============================================
+``faithful``   upstream's design (or the claim's           a counterexample, shrunk
+               counterfactual weakening)
+``fixed``      the claim's fixes on                       holds for every example
+``off``        the claim's fixes on, the feature off      a counterexample, shrunk: the property asserts
+                                                          the feature's *service*, not only the absence
+                                                          of the failure, so "delete the feature" fails
+``combined``   every fix the design declares on at once   holds for every example
+=============  =========================================  ===============================================
 
-A property that cannot fail, or cannot pass, proves nothing; the claims suite checks both.
-Systems register claims in ``systems/<name>/claims.py`` as a ``CLAIMS`` list; :func:`registry` collects
-them. Profiles: ``quick``, ``ci`` (derandomized, bounded) and ``thorough``.
+*example_type* is the JSON shape of an example with the strategy's bounds (a type pydantic validates, e.g.
+a ``TypedDict`` with ``Annotated[int, Field(ge=0, le=1500)]`` fields): ``memsim replay`` refuses a saved
+example outside it, so a file cannot make a replay run forever. *intent* says so where upstream chose the
+claimed behaviour on purpose.
+
+A check never raises: :meth:`Claim.run` turns an exception into a violated verdict marked ``raised``, once,
+for every design. Designs declare claims in their ``claims`` module as ``CLAIMS``; :func:`registry`
+collects them from the installed designs (:mod:`sim.registry`).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sim.engine import Simulation
 from sim.errors import UsageError
+from sim.variant import Variant
 
 FAITHFUL = "faithful"
 FIXED = "fixed"
-VARIANTS = (FAITHFUL, FIXED)
+OFF = "off"
+COMBINED = "combined"
+DIRECTIONS = (FAITHFUL, FIXED, OFF, COMBINED)
+#: Whether each direction's property must hold (True) or must yield a counterexample (False).
+EXPECT_HOLDS = {FAITHFUL: False, FIXED: True, OFF: False, COMBINED: True}
+#: The directions a saved example may be replayed in (kept for older saved files).
+VARIANTS = DIRECTIONS
 
 
 @dataclass(frozen=True)
@@ -39,6 +56,7 @@ class Verdict:
 
     holds: bool
     detail: str = ""
+    raised: bool = False
 
     @classmethod
     def ok(cls, detail: str = "") -> Verdict:
@@ -53,14 +71,18 @@ def _identity(x: Any) -> Any:
     return x
 
 
-def _summary(x: Any) -> str:
-    text = repr(x)
-    return text if len(text) <= 240 else text[:237] + "..."
+def summarize_json(x: Any, limit: int = 240) -> str:
+    """A one-line JSON summary of an example, cut at *limit* characters."""
+    try:
+        text = json.dumps(x, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        text = repr(x)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One claimed failure mode with its minimal fix."""
+    """One claimed failure mode with its minimal fix and its off switch."""
 
     id: str
     system: str
@@ -68,18 +90,64 @@ class Claim:
     statement: str
     fix: str
     strategy: Callable[[], Any]
-    check: Callable[[Simulation, Any, str], Verdict]
+    check: Callable[[Simulation, Any, Any], Verdict]
+    fixes: tuple[str, ...] = ()
+    off: tuple[str, ...] = ()
+    counterfactuals: tuple[str, ...] = ()
+    intent: str = ""
+    example_type: Any = None
     encode: Callable[[Any], Any] = _identity
     decode: Callable[[Any], Any] = _identity
-    summarize: Callable[[Any], str] = _summary
+    summarize: Callable[[Any], str] = summarize_json
     slow: bool = False
 
-    def run(self, example: Any, variant: str, sim: Simulation | None = None) -> Verdict:
-        """Check *example* against *variant* in *sim* (a fresh in-memory simulation by default)."""
+    @property
+    def legacy(self) -> bool:
+        """A claim declared without switch names: its check takes a direction string (two directions)."""
+        return not (self.fixes or self.off or self.counterfactuals)
+
+    @property
+    def counterfactual(self) -> bool:
+        """Whether the faithful direction runs on a counterfactual design rather than upstream's."""
+        return bool(self.counterfactuals)
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """The directions this claim declares."""
+        return (FAITHFUL, FIXED) if self.legacy else DIRECTIONS
+
+    def variant(self, direction: str) -> Variant:
+        """The design variant of *direction*."""
+        if direction == FAITHFUL:
+            return Variant(counterfactuals=frozenset(self.counterfactuals))
+        if direction == FIXED:
+            return Variant(fixes=frozenset(self.fixes))
+        if direction == OFF:
+            return Variant(fixes=frozenset(self.fixes), off=frozenset(self.off))
+        if direction == COMBINED:
+            from sim.registry import design
+
+            return design(self.system).switches.all_fixes()
+        raise UsageError(f"unknown direction {direction!r}: expected one of {', '.join(DIRECTIONS)}")
+
+    def run(self, example: Any, direction: str | Variant, sim: Simulation | None = None) -> Verdict:
+        """Check *example* in *direction* (or against an explicit variant) in *sim* (fresh by default).
+
+        An exception inside the check is a violated verdict marked ``raised``; it never propagates.
+        """
+        if isinstance(direction, str) and direction not in self.directions:
+            raise UsageError(f"{self.id} declares no {direction!r} direction")
+        arg: Any
+        if self.legacy:
+            arg = direction if isinstance(direction, str) else (FAITHFUL if direction.faithful else FIXED)
+        else:
+            arg = direction if isinstance(direction, Variant) else self.variant(direction)
         own = sim is None
         sim = sim or Simulation(0)
         try:
-            return self.check(sim, example, variant)
+            return self.check(sim, example, arg)
+        except Exception as exc:  # a check never raises: the error is the verdict
+            return Verdict(False, f"raised {type(exc).__name__}: {exc}", raised=True)
         finally:
             if own:
                 sim.close()
@@ -97,7 +165,7 @@ def claim_factory(system: str, **defaults: Any) -> Callable[..., Claim]:
         statement: str,
         fix: str,
         strategy: Callable[[], Any],
-        check: Callable[[Simulation, Any, str], Verdict],
+        check: Callable[[Simulation, Any, Any], Verdict],
         **kw: Any,
     ) -> Claim:
         return Claim(
@@ -107,173 +175,42 @@ def claim_factory(system: str, **defaults: Any) -> Callable[..., Claim]:
     return make
 
 
-# -- profiles ---------------------------------------------------------------------------------------
-PROFILES: dict[str, dict[str, Any]] = {
-    "quick": {"max_examples": 40, "derandomize": True},
-    "ci": {"max_examples": 100, "derandomize": True},
-    "thorough": {"max_examples": 1500, "derandomize": False},
-}
-
-
-def register_profiles() -> None:
-    """Register memsim's Hypothesis profiles (``quick``, ``ci``, ``thorough``) with Hypothesis."""
-    from hypothesis import HealthCheck, settings
-
-    for name, kw in PROFILES.items():
-        settings.register_profile(
-            name,
-            deadline=None,
-            database=None,
-            print_blob=False,
-            suppress_health_check=[
-                HealthCheck.too_slow,
-                HealthCheck.data_too_large,
-                HealthCheck.filter_too_much,
-            ],
-            **kw,
-        )
-
-
-def _settings(profile: str) -> Any:
-    from hypothesis import HealthCheck, Phase, settings
-
-    if profile not in PROFILES:
-        raise UsageError(f"unknown profile {profile!r}: expected one of {', '.join(PROFILES)}")
-    kw = dict(PROFILES[profile])
-    return settings(
-        deadline=None,
-        database=None,
-        print_blob=False,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-        **kw,
-    )
-
-
-@dataclass
-class Outcome:
-    """The result of running one claim in one direction."""
-
-    claim: str
-    variant: str
-    passed: bool
-    examples: int
-    seconds: float
-    seed: int
-    example: Any = None
-    summary: str = ""
-    detail: str = ""
-
-
-def find_counterexample(claim: Claim, profile: str = "ci", seed: int = 0) -> Outcome:
-    """Search the faithful design for a counterexample and shrink it. ``passed`` when one is found."""
-    from hypothesis import find
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
-
-    count = 0
-
-    def violated(example: Any) -> bool:
-        nonlocal count
-        count += 1
-        return not claim.run(example, FAITHFUL).holds
-
-    t0 = time.perf_counter()
-    try:
-        example = find(claim.strategy(), violated, settings=_settings(profile), random=random.Random(seed))
-    except (NoSuchExample, Unsatisfiable):
-        return Outcome(
-            claim.id,
-            FAITHFUL,
-            False,
-            count,
-            time.perf_counter() - t0,
-            seed,
-            detail="no counterexample found on the faithful design",
-        )
-    verdict = claim.run(example, FAITHFUL)
-    return Outcome(
-        claim.id,
-        FAITHFUL,
-        True,
-        count,
-        time.perf_counter() - t0,
-        seed,
-        example,
-        claim.summarize(example),
-        verdict.detail,
-    )
-
-
-def check_fixed(claim: Claim, profile: str = "ci", seed: int = 0) -> Outcome:
-    """Run the same search against the fixed variant. ``passed`` when every example holds."""
-    from hypothesis import given
-    from hypothesis import seed as hseed
-
-    count = 0
-    failure: list[tuple[Any, Verdict]] = []
-
-    @_settings(profile)
-    @hseed(seed)
-    @given(claim.strategy())
-    def prop(example: Any) -> None:
-        nonlocal count
-        count += 1
-        verdict = claim.run(example, FIXED)
-        if not verdict.holds:
-            failure[:] = [(example, verdict)]
-            raise AssertionError(verdict.detail)
-
-    t0 = time.perf_counter()
-    try:
-        prop()
-    except AssertionError:
-        example, verdict = failure[0]
-        return Outcome(
-            claim.id,
-            FIXED,
-            False,
-            count,
-            time.perf_counter() - t0,
-            seed,
-            example,
-            claim.summarize(example),
-            verdict.detail,
-        )
-    return Outcome(claim.id, FIXED, True, count, time.perf_counter() - t0, seed)
-
-
-# -- registry ---------------------------------------------------------------------------------------
+# -- the registry -----------------------------------------------------------------------------------
 def registry(system: str | None = None) -> dict[str, Claim]:
-    """Every registered claim (optionally of one system), by id, in system then declaration order."""
-    from systems import SYSTEMS
+    """Every registered claim (optionally of one design), by id, in design then declaration order."""
+    from sim.registry import design, designs
 
-    if system is not None and system not in SYSTEMS:
-        raise UsageError(f"unknown system {system!r}: expected one of {', '.join(SYSTEMS)}")
+    names = [design(system).name] if system is not None else list(designs())
     out: dict[str, Claim] = {}
-    for name in SYSTEMS:
-        if system is not None and name != system:
-            continue
-        modname = f"systems.{name}.claims"
-        if importlib.util.find_spec(f"systems.{name}") is None or importlib.util.find_spec(modname) is None:
-            continue
-        for c in importlib.import_module(modname).CLAIMS:
+    for name in names:
+        for c in designs()[name].claims():
             if c.id in out:
                 raise ValueError(f"duplicate claim id {c.id}")
+            if c.system != name:
+                raise ValueError(f"claim {c.id} is declared by {name} but names design {c.system}")
+            if not c.legacy:
+                switches = designs()[name].switches
+                for direction in (FAITHFUL, FIXED, OFF):
+                    switches.check(c.variant(direction))
             out[c.id] = c
     return out
 
 
 def get(claim_id: str) -> Claim:
     """The claim *claim_id*; raises :class:`UsageError`."""
-    claims = registry()
+    system = claim_id.split(".", 1)[0]
+    from sim.registry import designs
+
+    claims = registry(system) if system in designs() else {}
     if claim_id not in claims:
         raise UsageError(f"unknown claim {claim_id!r} (see `memsim doc claims`)")
     return claims[claim_id]
 
 
+# -- saved examples ---------------------------------------------------------------------------------
 @dataclass
 class SavedExample:
-    """A shrunk counterexample saved for :func:`replay`."""
+    """A shrunk counterexample saved for ``memsim replay``."""
 
     claim: str
     variant: str
@@ -297,27 +234,12 @@ class SavedExample:
         )
 
 
-def save_example(claim: Claim, outcome: Outcome) -> SavedExample:
-    """The saved form of a faithful outcome's shrunk example."""
+def save_example(claim: Claim, outcome: Any, direction: str = FAITHFUL) -> SavedExample:
+    """The saved form of a found outcome's shrunk example (*direction*: faithful or off)."""
     return SavedExample(
         claim.id,
-        FAITHFUL,
+        direction,
         outcome.seed,
         claim.encode(outcome.example),
         {"summary": outcome.summary, "detail": outcome.detail},
     )
-
-
-def load_example(text: str) -> tuple[Claim, str, Any]:
-    """Parse a saved example: the claim, the variant and the decoded example."""
-    try:
-        data = json.loads(text)
-        claim = get(data["claim"])
-        variant = data.get("variant", FAITHFUL)
-        if variant not in VARIANTS:
-            raise UsageError(f"unknown variant {variant!r}")
-        return claim, variant, claim.decode(data["example"])
-    except (ValueError, KeyError, TypeError) as exc:
-        if isinstance(exc, UsageError):
-            raise
-        raise UsageError(f"not a saved claim example: {exc}") from exc

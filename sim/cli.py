@@ -1,32 +1,487 @@
-"""The ``memsim`` command line: ``demo``, ``run``, ``claims``, ``bench``, ``replay`` and ``doc``.
+"""The ``memsim`` command line.
 
-Every error a user can cause is one line on stderr and exit code 2 (never a traceback); set
-``MEMSIM_DEBUG=1`` to see tracebacks of internal errors.
+Exit codes are a contract (README, "Exit codes"): 0 every verdict as expected; 1 a verdict failed (a claim
+direction came out wrong, a replay differs or does not reproduce, a fault never fired); 2 bad input (one
+``memsim: error:`` line on stderr, nothing on stdout, nothing written); 130 interrupted (one line, partial
+outputs removed). Set ``MEMSIM_DEBUG=1`` to see tracebacks of internal errors.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from sim.errors import MemsimError, UsageError
 
+EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+HELP = (
+    "memsim: an executable reference simulator of agent-memory designs (the installed designs: "
+    "`memsim doc systems`).\n\n"
+    "Exit codes: 0 every verdict as expected; 1 a verdict failed (a claim direction, a replay, a fault "
+    "that never fired); 2 bad input (one line on stderr, nothing written); 130 interrupted."
+)
+
 app = typer.Typer(
     name="memsim",
-    help="An executable reference simulator of four agent-memory designs "
-    "(MerchantBench, Nemsy, RSIAgent, Tracecraft).",
+    help=HELP,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+new_app = typer.Typer(
+    help="Create a new design package (see DESIGN.md, 'Adding a design').", no_args_is_help=True
+)
+app.add_typer(new_app, name="new")
 
 
+class Interrupted(MemsimError):
+    """Ctrl-C inside a command (outputs are already removed when this reaches main)."""
+
+
+class VerdictFailed(Exception):
+    """A verdict came out wrong: exit code 1, after the command printed its report."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _command(fn: F) -> F:
+    """Turn Ctrl-C inside a command into :class:`Interrupted` (click would print a blank line first)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted") from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from sim import __version__
+
+        typer.echo(f"memsim {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """memsim's commands."""
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(f"memsim: error: {' '.join(msg.split())}\n")
+
+
+def _parse_param(values: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for v in values:
+        if "=" not in v:
+            raise UsageError(f"--param takes KEY=VALUE, not {v!r}")
+        k, raw = v.split("=", 1)
+        if not k:
+            raise UsageError(f"--param {v!r} has no key")
+        try:
+            out[k] = json.loads(raw)
+        except (ValueError, RecursionError):
+            out[k] = raw
+    return out
+
+
+def _is_tty() -> bool:
+    return sys.stderr.isatty()
+
+
+# -- run --------------------------------------------------------------------------------------------
+@app.command()
+@_command
+def run(
+    scenario: Annotated[
+        str,
+        typer.Argument(
+            metavar="SCENARIO",
+            help="A scenario name (`memsim doc scenarios`), a .py script or a .toml scenario file.",
+        ),
+    ],
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar="N", min=0, max=2**63 - 1, help="Run seed (default: the scenario's SEED)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="Directory for the trace DIR/NAME.db (default: no trace file)."),
+    ] = None,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fault",
+            metavar="SPEC",
+            help="Inject a fault, e.g. crash@POINT or skew:bob=-600 (repeatable; `memsim doc faults`).",
+        ),
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            metavar="KIND",
+            help="Object store: memory, moto, moto-server or an http(s):// endpoint URL (scenarios with a store only).",
+        ),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            metavar="KEY=VALUE",
+            help="Override a scenario parameter (repeatable; `memsim doc params SCENARIO`).",
+        ),
+    ] = None,
+    html: Annotated[
+        bool, typer.Option("--html", help="Also write DIR/NAME.html, the run's report page (needs --out).")
+    ] = False,
+) -> None:
+    """Run a scenario and print its deterministic summary (the trace goes to --out)."""
+    from sim import scenario as sc
+    from sim.outputs import Outputs
+
+    outputs = Outputs()
+    out_dir = outputs.dir(out) if out is not None else None
+    if html and out_dir is None:
+        raise UsageError("--html needs --out DIR")
+    overrides = _parse_param(param or [])
+    if scenario.endswith(".toml"):
+        spec, scen = sc.load_file(scenario)
+        params = {**spec.params, **overrides}
+        seed = spec.seed if seed is None else seed
+        faults = [*spec.faults, *(fault or [])]
+        store = store or spec.store
+    else:
+        scen, params, faults = sc.resolve(scenario), overrides, list(fault or [])
+    plan = sc.plan(scen, seed=seed, faults=faults, store=store, params=params)
+    trace_path = out_dir / f"{scen.name}.db" if out_dir is not None else None
+    if trace_path is not None:
+        outputs.file(trace_path, "trace")
+    with outputs.transaction():
+        from sim.progress import run_progress
+
+        with run_progress(scen.name, enabled=_is_tty()) as hook:
+            plan_root = (out_dir / f"{scen.name}-root") if out_dir is not None else None
+            result = sc.run_plan(plan, trace_path=trace_path, root=plan_root, outputs=outputs, progress=hook)
+        if html and trace_path is not None:
+            from sim.report import render_run
+
+            outputs.write_text(out_dir / f"{scen.name}.html", render_run(outputs.staged_path(trace_path)))  # type: ignore[operator]
+    for line in result.lines:
+        typer.echo(line)
+    if trace_path is not None:
+        sys.stderr.write(f"trace: {trace_path}\n")
+    for problem in result.unfired:
+        _err(problem)
+    if result.unfired:
+        raise VerdictFailed()
+
+
+# -- claims -----------------------------------------------------------------------------------------
+@app.command()
+@_command
+def claims(
+    system: Annotated[str | None, typer.Option(metavar="DESIGN", help="Only this design's claims.")] = None,
+    profile: Annotated[
+        str, typer.Option(metavar="NAME", help="Hypothesis profile: quick, ci or thorough.")
+    ] = "ci",
+    claim: Annotated[
+        list[str] | None, typer.Option("--claim", metavar="ID", help="Only these claim ids (repeatable).")
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", metavar="FILE", help="Write the ledger as JSON here.")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="Write the ledger as Markdown here.")
+    ] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="Save each shrunk counterexample here, for `memsim replay`."),
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="Write the ledger's report page here.")
+    ] = None,
+    seed: Annotated[int, typer.Option(metavar="N", min=0, max=2**32 - 1, help="Search seed.")] = 0,
+    workers: Annotated[
+        int, typer.Option(metavar="N", min=1, max=64, help="Worker processes (results do not depend on it).")
+    ] = 1,
+) -> None:
+    """Run every claim four ways: faithful and off must fail (shrunk), fixed and all fixes combined must hold."""
+    from rich.console import Console
+
+    from sim import claims as cl
+    from sim import ledger, search
+    from sim.outputs import Outputs
+
+    search.check_profile(profile)
+    outputs = Outputs()
+    for p, what in ((json_out, "--json"), (markdown, "--markdown"), (html, "--html")):
+        if p is not None:
+            outputs.file(p, what)
+    if save is not None:
+        outputs.dir(save, "--save")
+    selected = ledger.select(system, claim)  # validate before the long run
+    results = ledger.run_all(
+        system, profile, [c.id for c in selected], seed, progress=_is_tty(), workers=workers
+    )
+    rows = [r for r, _ in results]
+    with outputs.transaction():
+        doc = ledger.to_json(rows, profile=profile, seed=seed)
+        if json_out is not None:
+            outputs.write_text(json_out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+        if markdown is not None:
+            outputs.write_text(markdown, ledger.markdown_table(rows, profile=profile, seed=seed))
+        if html is not None:
+            from sim.report import render_claims
+
+            outputs.write_text(html, render_claims(doc))
+        if save is not None:
+            for row, outcomes in results:
+                c = cl.get(row.claim)
+                for direction in (cl.FAITHFUL, cl.OFF):
+                    o = outcomes.get(direction)
+                    if o is not None and o.passed:
+                        name = row.claim if direction == cl.FAITHFUL else f"{row.claim}.{direction}"
+                        outputs.write_text(
+                            save / f"{name}.json", cl.save_example(c, o, direction).dumps() + "\n"
+                        )
+    Console(width=220, highlight=False).print(ledger.render_table(rows))
+    typer.echo(ledger.headline(rows, profile, seed))
+    for p in outputs_written(json_out, markdown, html):
+        sys.stderr.write(f"wrote {p}\n")
+    if save is not None:
+        sys.stderr.write(f"examples saved in {save}\n")
+    if not all(r.as_expected for r in rows):
+        raise VerdictFailed()
+
+
+def outputs_written(*paths: Path | None) -> list[Path]:
+    return [p for p in paths if p is not None]
+
+
+# -- replay -----------------------------------------------------------------------------------------
+@app.command()
+@_command
+def replay(
+    path: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A saved claim example (.json) or a scenario trace (.db).")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="Directory for the replayed trace (default: beside FILE)."),
+    ] = None,
+    variant: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DIRECTION",
+            help="Claim examples only: faithful, fixed, off or combined (default: as saved).",
+        ),
+    ] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            metavar="KIND",
+            help="Traces only: the store to rerun on (default memory; the trace's own is never used).",
+        ),
+    ] = None,
+    scenario: Annotated[
+        str | None, typer.Option(metavar="PATH", help="Traces of script scenarios: the script to rerun.")
+    ] = None,
+    real: Annotated[
+        bool,
+        typer.Option(
+            "--real", help="Claim examples only: replay on the design's real system, if it declares one."
+        ),
+    ] = False,
+) -> None:
+    """Rerun a saved counterexample or a scenario trace deterministically; exit 1 if it does not reproduce."""
+    from sim import replay as rp
+    from sim.limits import require_file
+    from sim.outputs import Outputs
+
+    outputs = Outputs()
+    if out is not None:
+        out = outputs.dir(out)
+    require_file(path, "replay input")
+    if rp.is_trace(path):
+        if variant is not None or real:
+            raise UsageError("--variant and --real apply to saved claim examples, not to traces")
+        ok = rp.replay_trace(path, out=out, store=store, script=scenario, outputs=outputs)
+    else:
+        if store is not None or scenario is not None:
+            raise UsageError("--store and --scenario apply to traces, not to saved claim examples")
+        if real:
+            from sim.transfer import transfer_cli
+
+            ok = transfer_cli(path, variant=variant)
+        else:
+            ok = rp.replay_example(path, out=out, variant=variant, outputs=outputs)
+    if not ok:
+        raise VerdictFailed()
+
+
+# -- doc --------------------------------------------------------------------------------------------
+@app.command()
+@_command
+def doc(
+    topic: Annotated[
+        str,
+        typer.Argument(
+            metavar="TOPIC",
+            help="systems, operations, faults, claims, scenarios, coverage, fidelity, knobs, or params SCENARIO.",
+        ),
+    ] = "systems",
+    name: Annotated[
+        str | None, typer.Argument(metavar="[SCENARIO]", help="For `params`: a scenario name or .py script.")
+    ] = None,
+    system: Annotated[str | None, typer.Option(metavar="DESIGN", help="Only this design.")] = None,
+) -> None:
+    """Print documentation generated from the registries."""
+    from sim import docgen
+
+    typer.echo(docgen.render(topic, system=system, name=name))
+
+
+# -- bench ------------------------------------------------------------------------------------------
+@app.command()
+@_command
+def bench(
+    designs: Annotated[
+        str | None,
+        typer.Option(
+            metavar="LIST",
+            help="Comma-separated designs, each NAME, NAME:fixed or NAME:fix=A+B (default: every installed design); the oracle always runs.",
+        ),
+    ] = None,
+    budgets: Annotated[
+        str,
+        typer.Option(
+            metavar="LIST", help="Comma-separated provider windows in tokens (500 to 2,000,000 each)."
+        ),
+    ] = "8000,32000,128000",
+    seeds: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Number of workload seeds.")] = 3,
+    steps: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N", min=10, max=200_000, help="Load steps per workload (default: drawn per seed)."
+        ),
+    ] = None,
+    knob: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--knob", metavar="DESIGN.KEY=VALUE", help="Set a design's knob (repeatable; `memsim doc knobs`)."
+        ),
+    ] = None,
+    workload: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE.jsonl",
+            help="Drive the designs with this workload instead of the seeded one (one JSON object per line).",
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option(metavar="N", min=1, max=64, help="Worker processes.")] = 1,
+    executor: Annotated[str, typer.Option(metavar="KIND", help="local or dask.")] = "local",
+    scheduler: Annotated[
+        str | None, typer.Option(metavar="ADDRESS", help="Dask scheduler address (default: a local cluster).")
+    ] = None,
+    out: Annotated[Path, typer.Option(metavar="DIR", help="Output directory (SQLite, CSV, PNG).")] = Path(
+        "memsim-out/bench"
+    ),
+    plots: Annotated[bool, typer.Option(help="Write PNG plots (needs matplotlib).")] = True,
+    html: Annotated[
+        bool, typer.Option("--html", help="Also write DIR/index.html, the benchmark's report page.")
+    ] = False,
+) -> None:
+    """Run the cross-design context-budget benchmark sweep."""
+    from sim.bench.cli import run_cli
+
+    run_cli(
+        designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,
+        workers=workers, executor=executor, scheduler=scheduler, out=out, plots=plots, html=html,
+        progress=_is_tty(),
+    )  # fmt: skip
+
+
+# -- demo, report, new ------------------------------------------------------------------------------
+@app.command()
+@_command
+def demo(
+    out: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="Output directory (default: a new temporary directory)."),
+    ] = None,
+) -> None:
+    """Run every installed design on the embedded defaults: scenarios, claims, a small benchmark, reports."""
+    from sim import demo as d
+
+    if not d.run(out):
+        raise VerdictFailed()
+
+
+@app.command()
+@_command
+def report(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            metavar="INPUT", help="A trace (.db), a claims ledger (.json) or a bench output directory."
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", metavar="FILE.html", help="Where to write the page (default: INPUT with .html)."
+        ),
+    ] = None,
+) -> None:
+    """Write one self-contained HTML page for a run, a claims ledger or a benchmark."""
+    from sim.outputs import Outputs
+    from sim.report import render_any
+
+    outputs = Outputs()
+    target = output or (source / "index.html" if source.is_dir() else source.with_suffix(".html"))
+    outputs.file(target, "--output")
+    page = render_any(source)
+    with outputs.transaction():
+        outputs.write_text(target, page)
+    typer.echo(f"wrote {target}")
+
+
+@new_app.command("design")
+@_command
+def new_design(
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="The design's name (a Python identifier, lower case).")
+    ],
+    path: Annotated[
+        Path | None, typer.Option(metavar="DIR", help="Where to create the package (default: ./memsim-NAME).")
+    ] = None,
+) -> None:
+    """Write an installable design package: a last-K-tokens buffer with one claim, its adapter and tests."""
+    from sim.newdesign import create
+
+    target = create(name, path)
+    typer.echo(f"created {target}; install it with: pip install -e {target}")
+
+
+# -- entry point ------------------------------------------------------------------------------------
 def _click_exceptions() -> list[object]:
     """Click's exception module(s): typer >= 0.22 vendors click as ``typer._click``."""
     mods: list[object] = []
@@ -49,220 +504,34 @@ def _kinds(name: str) -> tuple[type[BaseException], ...]:
     return tuple(getattr(m, name) for m in _click_exceptions() if hasattr(m, name))
 
 
-def _err(msg: str) -> None:
-    sys.stderr.write(f"memsim: error: {msg}\n")
-
-
-def _parse_param(values: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for v in values:
-        if "=" not in v:
-            raise UsageError(f"--param takes KEY=VALUE, not {v!r}")
-        k, raw = v.split("=", 1)
-        try:
-            out[k] = json.loads(raw)
-        except ValueError:
-            out[k] = raw
-    return out
-
-
-def _check_out(out: Path | None) -> None:
-    if out is not None and out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a directory")
-
-
-@app.command()
-def run(
-    scenario: Annotated[
-        str, typer.Argument(help="A scenario name (see `memsim doc scenarios`) or a .toml scenario file.")
-    ],
-    seed: Annotated[int | None, typer.Option(min=0, help="Run seed (default: the scenario's SEED).")] = None,
-    out: Annotated[
-        Path | None, typer.Option(help="Directory for the trace database (default: no trace file).")
-    ] = None,
-    fault: Annotated[
-        list[str] | None,
-        typer.Option("--fault", help="Inject a fault, e.g. crash@POINT or skew:bob=-600 (repeatable)."),
-    ] = None,
-    store: Annotated[
-        str | None,
-        typer.Option(help="Object store: memory, moto, moto-server or an http(s):// endpoint URL."),
-    ] = None,
-    param: Annotated[
-        list[str] | None,
-        typer.Option("--param", help="Override a scenario parameter, KEY=VALUE (repeatable)."),
-    ] = None,
-) -> None:
-    """Run a scenario and print its deterministic summary (the trace goes to --out)."""
-    from sim import scenario as sc
-
-    _check_out(out)
-    if scenario.endswith(".toml") or os.sep in scenario or Path(scenario).suffix:
-        spec = sc.load_file(scenario)
-        name, params = spec.scenario, {**spec.params, **_parse_param(param or [])}
-        seed = spec.seed if seed is None else seed
-        faults = [*spec.faults, *(fault or [])]
-        store = store or spec.store
-    else:
-        name, params, faults = scenario, _parse_param(param or []), list(fault or [])
-    sc.get(name)  # validate before writing anything
-    trace_path = None
-    if out is not None:
-        trace_path = out / f"{name}.db"
-    lines = sc.execute(
-        name,
-        seed=seed,
-        faults=faults,
-        store=store or "memory",
-        params=params,
-        trace_path=trace_path,
-        root=(out / f"{name}-root") if out else None,
-    )
-    for line in lines:
-        typer.echo(line)
-    if trace_path is not None:
-        sys.stderr.write(f"trace: {trace_path}\n")
-
-
-@app.command()
-def claims(
-    system: Annotated[str | None, typer.Option(help="Only this system's claims.")] = None,
-    profile: Annotated[str, typer.Option(help="Hypothesis profile: quick, ci or thorough.")] = "ci",
-    claim: Annotated[
-        list[str] | None, typer.Option("--claim", help="Only these claim ids (repeatable).")
-    ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
-    markdown: Annotated[Path | None, typer.Option(help="Write the table as Markdown here.")] = None,
-    save: Annotated[
-        Path | None, typer.Option(help="Save each shrunk counterexample here, for `memsim replay`.")
-    ] = None,
-    seed: Annotated[int, typer.Option(min=0, help="Search seed.")] = 0,
-) -> None:
-    """Run every claim both ways: the faithful design must fail (shrunk), the fixed variant must hold."""
-    from sim import ledger
-
-    ok = ledger.run_cli(
-        system=system, profile=profile, only=claim, json_out=json_out, markdown=markdown, save=save, seed=seed
-    )
-    if not ok:
-        raise typer.Exit(1)
-
-
-@app.command()
-def replay(
-    path: Annotated[
-        Path, typer.Argument(help="A saved claim example (.json) or a scenario trace database (.db).")
-    ],
-    out: Annotated[Path | None, typer.Option(help="Directory for the replayed trace.")] = None,
-    variant: Annotated[
-        str | None, typer.Option(help="For claim examples: faithful or fixed (default: as saved).")
-    ] = None,
-) -> None:
-    """Rerun a saved counterexample or a scenario trace deterministically, writing its trace."""
-    from sim import ledger
-
-    _check_out(out)
-    ok = ledger.replay_cli(path, out=out, variant=variant)
-    if not ok:
-        raise typer.Exit(1)
-
-
-@app.command()
-def doc(
-    topic: Annotated[
-        str, typer.Argument(help="systems, operations, faults, claims, scenarios or coverage.")
-    ] = "systems",
-    system: Annotated[str | None, typer.Option(help="Only this system.")] = None,
-    coverage: Annotated[
-        bool, typer.Option("--coverage", help="Print record-ID coverage (same as `doc coverage`).")
-    ] = False,
-) -> None:
-    """Print documentation generated from the registries."""
-    from sim import docgen
-
-    typer.echo(docgen.render("coverage" if coverage else topic, system=system))
-
-
-@app.command()
-def bench(
-    designs: Annotated[
-        str | None, typer.Option(help="Comma-separated designs (default: all four plus the oracle).")
-    ] = None,
-    budgets: Annotated[
-        str, typer.Option(help="Comma-separated provider windows in tokens.")
-    ] = "8000,32000,128000",
-    seeds: Annotated[int, typer.Option(min=1, help="Number of workload seeds.")] = 3,
-    steps: Annotated[
-        int | None, typer.Option(min=10, help="Load steps per workload (default: drawn per seed).")
-    ] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
-    executor: Annotated[str, typer.Option(help="local or dask.")] = "local",
-    scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address (default: a local cluster).")
-    ] = None,
-    out: Annotated[Path, typer.Option(help="Output directory (SQLite, CSV, PNG).")] = Path(
-        "memsim-out/bench"
-    ),
-    plots: Annotated[bool, typer.Option(help="Write PNG plots (needs matplotlib).")] = True,
-) -> None:
-    """Run the cross-design context-budget benchmark sweep."""
-    from sim import bench as b
-
-    _check_out(out)
-    b.run_cli(
-        designs=designs,
-        budgets=budgets,
-        seeds=seeds,
-        steps=steps,
-        workers=workers,
-        executor=executor,
-        scheduler=scheduler,
-        out=out,
-        plots=plots,
-    )
-
-
-@app.command()
-def demo(
-    out: Annotated[
-        Path | None, typer.Option(help="Output directory (default: a temporary run root).")
-    ] = None,
-) -> None:
-    """Run all four designs on the embedded defaults: claims, a small benchmark, traces and plots."""
-    from sim import demo as d
-
-    _check_out(out)
-    d.run(out)
-
-
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: one-line errors and exit code 2 for bad input."""
+    """Console-script entry point: maps every outcome to the exit-code contract."""
     try:
-        app(args=argv, standalone_mode=False)
+        rc = app(args=argv, standalone_mode=False)
+    except VerdictFailed:
+        raise SystemExit(EXIT_VERDICT) from None
     except _kinds("NoArgsIsHelpError") as exc:
         ctx = getattr(exc, "ctx", None)
         if ctx is not None:
             typer.echo(ctx.get_help())
-        raise SystemExit(0) from None
-    except _kinds("Exit") as exc:
-        raise SystemExit(getattr(exc, "exit_code", 0)) from None
-    except _kinds("Abort"):
-        _err("aborted")
-        raise SystemExit(130) from None
-    except _kinds("ClickException") as exc:
-        _err(exc.format_message().replace("\n", " "))  # type: ignore[attr-defined]
-        raise SystemExit(2) from None
-    except (UsageError, MemsimError) as exc:
-        _err(str(exc).replace("\n", " "))
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
+        raise SystemExit(EXIT_OK) from None
+    except (Interrupted, KeyboardInterrupt, *_kinds("Abort")):  # type: ignore[misc]
         _err("interrupted")
-        raise SystemExit(130) from None
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except _kinds("ClickException") as exc:
+        _err(exc.format_message())  # type: ignore[attr-defined]
+        raise SystemExit(EXIT_USAGE) from None
+    except MemsimError as exc:
+        _err(str(exc))
+        raise SystemExit(EXIT_USAGE) from None
     except Exception as exc:
         if os.environ.get("MEMSIM_DEBUG"):
             raise
         _err(f"internal error: {type(exc).__name__}: {exc} (set MEMSIM_DEBUG=1 for a traceback)")
-        raise SystemExit(1) from None
+        raise SystemExit(EXIT_VERDICT) from None
+    if rc == 130:  # typer returns Ctrl-C during argument parsing as 130
+        _err("interrupted")
+    raise SystemExit(rc if isinstance(rc, int) else EXIT_OK)
 
 
 if __name__ == "__main__":

@@ -1,65 +1,81 @@
-"""``memsim demo``: all four designs on the embedded defaults, end to end, in about two minutes.
+"""``memsim demo``: every installed design on the embedded defaults, end to end, with report pages.
 
-1. one scenario per design, each leaving a SQLite trace (Tracecraft's on moto in-process);
-2. the claims ledger in the ``quick`` profile (every failure mode both ways);
-3. a small context-budget benchmark with the oracle bound, with CSV, SQLite and PNG plots.
+1. each design's demo scenario, leaving a trace and its report page (a design whose scenarios declare an
+   object store runs on moto in-process);
+2. the claims ledger in the ``quick`` profile, every direction, with its report page;
+3. a small context-budget benchmark with the oracle bound: CSV, SQLite, PNG plots and a report page;
+4. ``index.html`` linking every page.
+
+Returns whether every verdict came out as expected (the exit code follows it).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
 
 from rich.console import Console
 
-from sim.scenario import execute, scenarios
-
-#: The scenario shown for each design (the first of that design's scenarios if missing).
-DEMO_SCENARIOS = (
-    "merchantbench_suffix_eviction",
-    "nemsy_recency_window",
-    "rsiagent_wave_conflict",
-    "tracecraft_cursor_reuse",
-)
-
 
 def run(
     out: Path | None, *, claims_profile: str = "quick", bench_seeds: int = 2, bench_steps: int = 60
-) -> None:
+) -> bool:
     """Run the demo, writing everything under *out* (a new temporary directory if None)."""
-    from sim import bench, ledger
+    from sim import bench, ledger, report
+    from sim import scenario as sc
+    from sim.outputs import Outputs
+    from sim.registry import designs
 
-    console = Console(width=200)
-    if out is None:
-        out = Path(tempfile.mkdtemp(prefix="memsim-demo-"))
-    out.mkdir(parents=True, exist_ok=True)
+    console = Console(width=200, highlight=False)
+    outputs = Outputs()
+    out = outputs.dir(out) if out is not None else Path(tempfile.mkdtemp(prefix="memsim-demo-"))
     console.print(f"[bold]memsim demo[/bold]: outputs in {out}")
+    workers = min(2, os.cpu_count() or 1)
+    links: list[tuple[str, str, str]] = []
+    with outputs.transaction():
+        found = sc.scenarios()
+        for d in designs().values():
+            name = d.demo_scenario or next((s.name for s in found.values() if s.system == d.name), "")
+            if name not in found:
+                continue
+            s = found[name]
+            console.print(f"\n[bold]== scenario {name}[/bold] ({s.system}): {s.title}", highlight=False)
+            store = "moto" if s.stores and "moto" in s.stores else None
+            trace = out / "traces" / f"{name}.db"
+            plan = sc.plan(s, store=store)
+            result = sc.run_plan(plan, trace_path=trace, outputs=outputs)
+            for line in result.lines:
+                console.print("  " + line, markup=False, highlight=False)
+            page = out / "traces" / f"{name}.html"
+            outputs.write_text(page, report.render_run(outputs.staged_path(trace)))
+            links.append((f"scenario {name}", f"traces/{name}.html", f"{s.system}: {s.title}"))
 
-    found = scenarios()
-    traces = out / "traces"
-    for name in DEMO_SCENARIOS:
-        if name not in found:
-            continue
-        sc = found[name]
-        console.print(f"\n[bold]== scenario {name}[/bold] ({sc.system}): {sc.title}")
-        store = "moto" if "moto" in getattr(sc.module, "STORES", ()) else "memory"
-        for line in execute(name, store=store, trace_path=traces / f"{name}.db"):
-            console.print("  " + line, markup=False, highlight=False)
+        console.print(
+            f"\n[bold]== claims ledger[/bold] (every failure mode, four directions, {claims_profile} profile)"
+        )
+        results = ledger.run_all(profile=claims_profile, workers=workers, progress=False)
+        rows = [r for r, _ in results]
+        console.print(ledger.render_table(rows))
+        console.print(ledger.headline(rows, claims_profile, 0), markup=False)
+        doc = ledger.to_json(rows, profile=claims_profile, seed=0)
+        outputs.write_text(
+            out / "claims.json", json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"
+        )
+        outputs.write_text(out / "claims.html", report.render_claims(doc))
+        links.append(("claims ledger", "claims.html", ledger.headline(rows, claims_profile, 0)))
 
-    console.print("\n[bold]== claims ledger[/bold] (every failure mode, both ways, quick profile)")
-    results = ledger.run_all(profile=claims_profile)
-    rows = [r for r, _, _ in results]
-    console.print(ledger.render_table(rows))
-    ok = sum(r.faithful_ok and r.fixed_ok for r in rows)
-    console.print(f"{ok}/{len(rows)} claims passed both ways")
-
-    console.print("\n[bold]== context-budget benchmark[/bold] (same seeded workload through every design)")
-    designs = bench.available_designs()
-    tasks = bench.tasks_for(designs, [8000, 32000, 128000], bench_seeds, bench_steps)
-    bench_rows = bench.run_sweep(tasks, workers=min(2, os.cpu_count() or 1))
-    paths = bench.write_outputs(bench_rows, out / "bench")
-    console.print(bench.render(bench.aggregate(bench_rows)))
-    console.print(f"\ntrace databases: {traces}")
+        console.print(
+            "\n[bold]== context-budget benchmark[/bold] (same seeded workload through every design)"
+        )
+        tasks = bench.tasks_for(bench.parse_designs(None), [8000, 32000, 128000], bench_seeds, bench_steps)
+        bench_rows = bench.run_sweep(tasks, workers=workers, progress=False)
+        paths = bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
+        console.print(bench.render(bench.aggregate(bench_rows)))
+        links.append(("benchmark", "bench/index.html", f"{len(bench_rows)} cells"))
+        outputs.write_text(out / "index.html", report.render_index("memsim demo", links))
+    console.print(f"\nreport: {out / 'index.html'}")
     for p in paths:
-        console.print(f"benchmark output: {p}")
+        console.print(f"benchmark output: {p}", markup=False)
+    return all(r.as_expected for r in rows)

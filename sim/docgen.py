@@ -3,78 +3,117 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
-from sim import claims as cl
+from pydantic import BaseModel
+
 from sim import faults
 from sim.errors import UsageError
-from sim.fidelity import coverage, report_records, system_module
+from sim.fidelity import coverage, fidelity_module
+from sim.registry import Design, design, designs
 
-TOPICS = ("systems", "operations", "faults", "claims", "scenarios", "coverage", "fidelity")
-
-
-def _systems(system: str | None) -> list[str]:
-    from systems import SYSTEMS
-
-    if system is not None and system not in SYSTEMS:
-        raise UsageError(f"unknown system {system!r}: expected one of {', '.join(SYSTEMS)}")
-    return [s for s in SYSTEMS if system is None or s == system]
+TOPICS = ("systems", "operations", "faults", "claims", "scenarios", "coverage", "fidelity", "params", "knobs")
 
 
-def render(topic: str, system: str | None = None) -> str:
-    """The documentation page *topic*."""
+def _designs(system: str | None) -> list[Design]:
+    return [design(system)] if system is not None else list(designs().values())
+
+
+def _first_paragraph(doc: str | None) -> str:
+    return " ".join((doc or "").strip().split("\n\n")[0].split())
+
+
+def describe_fields(model: type[BaseModel]) -> list[str]:
+    """One line per field of a pydantic model: name, type, default, bounds and help."""
+    out = []
+    for name, f in model.model_fields.items():
+        ann = f.annotation
+        type_name = getattr(ann, "__name__", None) or str(ann).replace("typing.", "")
+        bounds = []
+        for m in f.metadata:
+            for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+                v = getattr(m, attr, None)
+                if v is not None:
+                    bounds.append(f"{sym} {v:,}" if isinstance(v, int) else f"{sym} {v}")
+            max_len = getattr(m, "max_length", None)
+            if max_len is not None:
+                bounds.append(f"at most {max_len:,} items")
+        default: Any = f.default if f.default_factory is None else f.default_factory()  # type: ignore[call-arg]
+        line = f"  {name}: {type_name} = {default!r}"
+        if bounds:
+            line += f"  ({', '.join(bounds)})"
+        if f.description:
+            line += f"\n      {f.description}"
+        out.append(line)
+    return out or ["  (no parameters)"]
+
+
+def render(topic: str, system: str | None = None, name: str | None = None) -> str:
+    """The documentation page *topic* (*name*: the scenario of ``params``)."""
+    from sim import claims as cl
+
     if topic not in TOPICS:
         raise UsageError(f"unknown doc topic {topic!r}: expected one of {', '.join(TOPICS)}")
-    names = _systems(system)
+    if topic == "params":
+        return _params(name)
+    if name is not None:
+        raise UsageError(f"doc {topic} takes no name (only `memsim doc params SCENARIO` does)")
+    chosen = _designs(system)
     out: list[str] = []
     if topic == "systems":
-        for s in names:
-            mod = system_module(s, "fidelity")
-            pkg = importlib.import_module(f"systems.{s}") if mod else None
-            head = (
-                " ".join((pkg.__doc__ or "").strip().split("\n\n")[0].split())
-                if pkg and pkg.__doc__
-                else "(not built yet)"
+        for d in chosen:
+            fid = fidelity_module(d.name)
+            pkg = importlib.import_module(d.package)
+            out.append(
+                f"{d.name}: {_first_paragraph(pkg.__doc__) or d.title}\n"
+                f"  report: {d.report.title} ({d.report.path})"
             )
-            seed = report_records()[s]["seed"]
-            out.append(f"{s}: {head}\n  report: {seed}")
-            if mod:
-                ops = getattr(mod, "OPERATIONS", [])
-                out.append(
-                    f"  operations: {len(ops)}; claims: {len(cl.registry(s))}; "
-                    f"not modeled: {len(getattr(mod, 'NOT_MODELED', []))}"
-                )
+            out.append(
+                f"  operations: {len(getattr(fid, 'OPERATIONS', []))}; claims: {len(cl.registry(d.name))}; "
+                f"fixes: {len(d.switches.fixes)}; not modeled: {len(getattr(fid, 'NOT_MODELED', []))}"
+            )
     elif topic == "operations":
-        for s in names:
-            mod = system_module(s, "fidelity")
-            out.append(f"## {s}")
-            for op in getattr(mod, "OPERATIONS", []) if mod else []:
+        for d in chosen:
+            out.append(f"## {d.name}")
+            for op in getattr(fidelity_module(d.name), "OPERATIONS", []):
                 out.append(f"  {op.name}  [{', '.join(op.records)}]\n      {op.summary}")
     elif topic == "faults":
         out.append(
             "Fault kinds (the closed set): crash@POINT[#N], fail@POINT[#N], skew:AGENT=SECONDS, "
             "drift:AGENT=RATE, second-reader:AGENT"
         )
-        for s in names:
-            system_module(s, "faults")
-            pts = faults.points(s)
+        for d in chosen:
+            d.load_faults()
+            pts = faults.points(d.name)
             if pts:
-                out.append(f"## {s} fault points")
+                out.append(f"## {d.name} fault points")
                 out.extend(f"  {k}\n      {v}" for k, v in pts.items())
     elif topic == "claims":
-        for s in names:
-            for c in cl.registry(s).values():
-                out.append(f"{c.id}  [{', '.join(c.records)}]\n  claim: {c.statement}\n  fix:   {c.fix}")
+        for d in chosen:
+            for c in cl.registry(d.name).values():
+                line = f"{c.id}  [{', '.join(c.records)}]\n  claim: {c.statement}\n  fix:   {c.fix}"
+                if c.off:
+                    line += f"\n  off:   {', '.join(c.off)}"
+                if c.counterfactual:
+                    line += f"\n  counterfactual design: {', '.join(c.counterfactuals)} (not upstream's)"
+                if c.intent:
+                    line += f"\n  upstream intends this: {c.intent}"
+                out.append(line)
     elif topic == "scenarios":
         from sim.scenario import scenarios
 
         for sc in scenarios().values():
             if system is None or sc.system == system:
                 out.append(f"{sc.name} ({sc.system}, seed {sc.seed}): {sc.title}")
-    elif topic in ("coverage", "fidelity"):
+    elif topic == "knobs":
+        for d in chosen:
+            out.append(f"## {d.name} (--knob {d.name}.KEY=VALUE)")
+            out.extend(describe_fields(d.knobs))
+    else:  # coverage, fidelity
         missing = 0
-        for s in names:
-            out.append(f"## {s} ({report_records()[s]['seed']})")
-            for rid, cov in coverage(s):
+        for d in chosen:
+            out.append(f"## {d.name} ({d.report.title}, {d.report.path})")
+            for rid, cov in coverage(d.name):
                 if cov is None or not cov.covered:
                     missing += 1
                     out.append(f"  {rid}: UNCOVERED")
@@ -82,8 +121,17 @@ def render(topic: str, system: str | None = None) -> str:
                     out.append(f"  {rid}: Not modeled: {cov.not_modeled}")
                 else:
                     out.append(f"  {rid}: {', '.join(cov.elements)}  (tests: {', '.join(cov.tests)})")
-            mod = system_module(s, "fidelity")
-            for line in getattr(mod, "NOT_MODELED", []) if mod else []:
+            for line in getattr(fidelity_module(d.name), "NOT_MODELED", []):
                 out.append(f"  Not modeled: {line}")
         out.append(f"{missing} record IDs uncovered")
     return "\n".join(out)
+
+
+def _params(name: str | None) -> str:
+    from sim.scenario import resolve
+
+    if not name:
+        raise UsageError("doc params needs a scenario: `memsim doc params SCENARIO|FILE.py`")
+    sc = resolve(name)
+    head = f"{sc.name} ({sc.system}, seed {sc.seed}): {sc.title}\nparameters (--param KEY=VALUE):"
+    return "\n".join([head, *describe_fields(sc.params)])

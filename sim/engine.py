@@ -121,18 +121,30 @@ class Simulation:
         agent: str = "",
         estimate: int | None = None,
         needed: frozenset[str] | set[str] = frozenset(),
+        kinds: Sequence[str] | None = None,
         **detail: Any,
     ) -> RequestRecord:
         """Record a model request made of *parts* (message texts, schemas...).
 
         The exact cost is the sum of each part's cached cl100k count; the facts are those present in any
-        part.
+        part. *kinds* labels each part (``system``, ``tools``, ``message``, ``memory``...): the request's
+        detail then carries ``tokens_by_kind``, which a report's context-window timeline stacks.
         """
         exact = 0
         facts: set[str] = set()
-        for p in parts:
-            exact += count_tokens(p)
+        by_kind: dict[str, int] | None = None
+        if kinds is not None:
+            if len(kinds) != len(parts):
+                raise ValueError(f"{len(kinds)} kinds for {len(parts)} parts")
+            by_kind = {}
+        for i, p in enumerate(parts):
+            n = count_tokens(p)
+            exact += n
             facts |= extract_facts(p)
+            if by_kind is not None and kinds is not None:
+                by_kind[kinds[i]] = by_kind.get(kinds[i], 0) + n
+        if by_kind is not None:
+            detail["tokens_by_kind"] = by_kind
         return self.trace.request(
             system,
             route,
@@ -145,9 +157,9 @@ class Simulation:
             **detail,
         )
 
-    def close(self) -> None:
-        """Flush the trace and remove the temporary run root."""
-        self.trace.close()
+    def close(self, complete: bool = False) -> None:
+        """Flush the trace (*complete*: with its completeness marker) and remove the temporary run root."""
+        self.trace.close(complete=complete)
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -155,5 +167,5 @@ class Simulation:
     def __enter__(self) -> Simulation:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(complete=exc_type is None)

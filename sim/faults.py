@@ -28,6 +28,13 @@ from dataclasses import dataclass, field
 from sim.errors import MemsimError, UsageError
 
 KINDS = ("crash", "fail", "skew", "drift", "second-reader")
+#: The largest clock offset a skew may set, in seconds (about 31 years either way: every modeled date
+#: stays representable as a 19-digit nanosecond timestamp and as a calendar date).
+MAX_SKEW_S = 1e9
+#: The drift rates a clock may run at: ``1 + RATE`` times simulation speed, RATE in [-0.9, 10].
+MIN_DRIFT, MAX_DRIFT = -0.9, 10.0
+#: The largest occurrence number ``#N`` a crash or fail fault may name.
+MAX_OCCURRENCE = 10**9
 
 _POINTS: dict[str, str] = {}
 
@@ -98,12 +105,17 @@ def parse_fault(spec: str, *, check_points: bool = True) -> Fault:
         point = m["point"]
         if check_points and point not in _POINTS:
             raise UsageError(f"unknown fault point {point!r} (see `memsim doc faults`)")
-        n = int(m["n"] or 1)
-        if n < 1:
-            raise UsageError(f"fault occurrence must be >= 1 in {spec!r}")
+        n = int(m["n"] or 1) if len(m["n"] or "1") <= 10 else MAX_OCCURRENCE + 1
+        if not 1 <= n <= MAX_OCCURRENCE:
+            raise UsageError(f"fault occurrence must be between 1 and {MAX_OCCURRENCE:,} in {spec!r}")
         return Fault(m["kind"], point, occurrence=n)
     if m["ckind"]:
-        return Fault(m["ckind"], m["agent"], float(m["value"]))
+        value = float(m["value"])
+        if m["ckind"] == "skew" and not abs(value) <= MAX_SKEW_S:
+            raise UsageError(f"skew must be within ±{MAX_SKEW_S:.0e} seconds in {spec!r}")
+        if m["ckind"] == "drift" and not MIN_DRIFT <= value <= MAX_DRIFT:
+            raise UsageError(f"drift rate must be between {MIN_DRIFT} and {MAX_DRIFT} in {spec!r}")
+        return Fault(m["ckind"], m["agent"], value)
     return Fault("second-reader", m["reader"])
 
 
@@ -114,6 +126,8 @@ class FaultPlan:
     faults: tuple[Fault, ...] = ()
     fired: list[Fault] = field(default_factory=list)
     _hits: dict[str, int] = field(default_factory=dict)
+    #: Agents the run asked about (a clock was made for them, or a second reader was looked up).
+    queried: set[str] = field(default_factory=set)
 
     @classmethod
     def parse(cls, specs: list[str] | tuple[str, ...]) -> FaultPlan:
@@ -136,12 +150,33 @@ class FaultPlan:
 
     def skew(self, agent: str) -> float:
         """The total clock offset armed for *agent*, in seconds."""
+        self.queried.add(agent)
         return sum(f.value for f in self.armed("skew", agent))
 
     def drift(self, agent: str) -> float:
         """The clock drift rate armed for *agent*."""
+        self.queried.add(agent)
         return sum(f.value for f in self.armed("drift", agent))
 
     def second_reader(self, agent: str) -> bool:
         """Whether a second concurrent reader with *agent*'s identity is armed."""
+        self.queried.add(agent)
         return bool(self.armed("second-reader", agent))
+
+    def hits(self, point: str) -> int:
+        """How many times the run reached *point* (counted only when faults are armed)."""
+        return self._hits.get(point, 0)
+
+    def check_system(self, system: str) -> None:
+        """Refuse a crash or fail point declared by another design than *system*."""
+        for f in self.faults:
+            if f.kind in ("crash", "fail") and not f.target.startswith(system + "."):
+                raise UsageError(f"fault {f} names a point of another design; this run is {system}'s")
+
+    def unknown_agents(self) -> list[Fault]:
+        """Agent faults naming an agent the run never created (call after the run)."""
+        return [f for f in self.faults if f.kind not in ("crash", "fail") and f.target not in self.queried]
+
+    def unfired(self) -> list[Fault]:
+        """Crash and fail faults that never fired (call after the run)."""
+        return [f for f in self.faults if f.kind in ("crash", "fail") and f not in self.fired]

@@ -1,79 +1,117 @@
-"""The claims ledger: run every registered claim both ways, print one table, save and replay examples."""
+"""The claims ledger: every claim in its four directions, as one table, one JSON file and one Markdown page.
+
+:func:`run_all` runs the selected claims (in *workers* processes, one claim per task; results do not
+depend on the worker count) and returns one :class:`Row` per claim. A row is as expected when the
+faithful and off directions found a counterexample and the fixed and combined directions held.
+:func:`headline` counts counterexamples on upstream's designs separately from counterfactual designs.
+The JSON file (``memsim claims --json``) is ``{"profile", "seed", "memsim_version", "claims": [row...]}``;
+``docs/claims.md`` is :func:`markdown_table` of the ``ci`` run.
+"""
 
 from __future__ import annotations
 
-import json
-import sqlite3
-import sys
 import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sim import claims as cl
+from sim import search
 from sim.errors import UsageError
 
 
 @dataclass
+class Direction:
+    """One direction of one claim: whether it came out as expected, and what it found."""
+
+    name: str
+    ok: bool
+    examples: int
+    seconds: float
+    example: Any = None  # the encoded counterexample (found by faithful/off, or the failing fixed example)
+    summary: str = ""
+    detail: str = ""
+    declared: bool = True
+
+    def text(self) -> str:
+        """A one-line description for the table."""
+        if not self.declared:
+            return "NOT DECLARED"
+        if cl.EXPECT_HOLDS[self.name]:
+            return (
+                f"held for {self.examples} examples" if self.ok else f"FAILED: {self.summary} ({self.detail})"
+            )
+        if self.ok:
+            return f"counterexample after {self.examples} examples: {self.summary}"
+        return f"NO COUNTEREXAMPLE in {self.examples} examples"
+
+
+@dataclass
 class Row:
-    """One line of the ledger."""
+    """One claim of the ledger."""
 
     claim: str
     system: str
-    records: str
+    records: list[str]
     statement: str
     fix: str
-    faithful_ok: bool
-    faithful: str
-    fixed_ok: bool
-    fixed: str
+    fixes: list[str]
+    off: list[str]
+    counterfactual: bool
+    intent: str
     seed: int
     seconds: float
-    example: Any = None
+    directions: dict[str, Direction] = field(default_factory=dict)
+
+    def ok(self, direction: str) -> bool:
+        d = self.directions.get(direction)
+        return d is not None and d.ok
+
+    @property
+    def as_expected(self) -> bool:
+        return all(d.ok for d in self.directions.values() if d.declared)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON row: records as a list, ``<direction>_ok`` flags and each direction's example."""
+        out: dict[str, Any] = {k: v for k, v in asdict(self).items() if k != "directions"}
+        for name in cl.DIRECTIONS:
+            d = self.directions.get(name)
+            out[f"{name}_ok"] = bool(d and d.ok)
+            out[name] = None if d is None else {k: v for k, v in asdict(d).items() if k != "name"}
+        out["as_expected"] = self.as_expected
+        return out
 
 
-def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, cl.Outcome, cl.Outcome]:
-    """Run *claim* in both directions under *profile*."""
+def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, dict[str, search.Outcome]]:
+    """Run *claim* in each of its declared directions under *profile*."""
     t0 = time.perf_counter()
-    faithful = cl.find_counterexample(claim, profile, seed)
-    fixed = cl.check_fixed(claim, profile, seed)
     row = Row(
-        claim.id,
-        claim.system,
-        ", ".join(claim.records),
-        claim.statement,
-        claim.fix,
-        faithful.passed,
-        (
-            f"counterexample after {faithful.examples} examples: {faithful.summary}"
-            if faithful.passed
-            else f"NO COUNTEREXAMPLE in {faithful.examples} examples"
-        ),
-        fixed.passed,
-        (
-            f"held for {fixed.examples} examples"
-            if fixed.passed
-            else f"FAILED: {fixed.summary} ({fixed.detail})"
-        ),
-        seed,
-        time.perf_counter() - t0,
-        claim.encode(faithful.example) if faithful.passed else None,
-    )
-    return row, faithful, fixed
+        claim.id, claim.system, list(claim.records), claim.statement, claim.fix, list(claim.fixes),
+        list(claim.off), claim.counterfactual, claim.intent, seed, 0.0,
+    )  # fmt: skip
+    outcomes: dict[str, search.Outcome] = {}
+    for name in cl.DIRECTIONS:
+        if name not in claim.directions:
+            row.directions[name] = Direction(name, False, 0, 0.0, declared=False)
+            continue
+        o = search.run_direction(claim, name, profile, seed)
+        outcomes[name] = o
+        row.directions[name] = Direction(
+            name, o.passed, o.examples, round(o.seconds, 3),
+            claim.encode(o.example) if o.example is not None else None, o.summary, o.detail,
+        )  # fmt: skip
+    row.seconds = round(time.perf_counter() - t0, 3)
+    return row, outcomes
 
 
-def run_all(
-    system: str | None = None,
-    profile: str = "ci",
-    only: list[str] | None = None,
-    seed: int = 0,
-    progress: bool = True,
-) -> list[tuple[Row, cl.Outcome, cl.Outcome]]:
-    """Run the selected claims with a progress bar on stderr."""
-    from sim.progress import progress_bar
+def _run_one(args: tuple[str, str, int]) -> tuple[Row, dict[str, search.Outcome]]:
+    claim_id, profile, seed = args
+    search.use_private_home()
+    return run_claim(cl.get(claim_id), profile, seed)
 
-    if profile not in cl.PROFILES:
-        raise UsageError(f"unknown profile {profile!r}: expected one of {', '.join(cl.PROFILES)}")
+
+def select(system: str | None = None, only: list[str] | None = None) -> list[cl.Claim]:
+    """The claims of *system* (all designs if None), restricted to the ids in *only*."""
     selected = list(cl.registry(system).values())
     if only:
         known = {c.id for c in selected}
@@ -83,144 +121,118 @@ def run_all(
         selected = [c for c in selected if c.id in only]
     if not selected:
         raise UsageError("no claims registered" + (f" for {system}" if system else ""))
-    results = []
+    return selected
+
+
+def run_all(
+    system: str | None = None,
+    profile: str = "ci",
+    only: list[str] | None = None,
+    seed: int = 0,
+    progress: bool = True,
+    workers: int = 1,
+    on_row: Callable[[Row], None] | None = None,
+) -> list[tuple[Row, dict[str, search.Outcome]]]:
+    """Run the selected claims (in *workers* processes) with a progress bar on stderr; in claim order."""
+    from sim.progress import progress_bar
+
+    search.check_profile(profile)
+    selected = select(system, only)
+    results: dict[str, tuple[Row, dict[str, search.Outcome]]] = {}
     with progress_bar("claims", len(selected), enabled=progress) as (bar, task):
-        for c in selected:
-            bar.update(task, description=f"claims: {c.id}")
-            results.append(run_claim(c, profile, seed))
-            bar.advance(task)
-    return results
+        if workers <= 1:
+            for c in selected:
+                bar.update(task, description=f"claims: {c.id}")
+                results[c.id] = run_claim(c, profile, seed)
+                bar.advance(task)
+        else:
+            from sim.pool import ordered_pool
+
+            # Longest first (slow claims declare it): two workers finish together.
+            order = sorted(selected, key=lambda c: not c.slow)
+            for res in ordered_pool(_run_one, [(c.id, profile, seed) for c in order], workers):
+                results[res[0].claim] = res
+                bar.advance(task)
+    return [results[c.id] for c in selected]
+
+
+def headline(rows: list[Row], profile: str, seed: int) -> str:
+    """The ledger's summary line: upstream counterexamples counted apart from counterfactual designs."""
+    upstream = [r for r in rows if not r.counterfactual]
+    counter = [r for r in rows if r.counterfactual]
+    n_up = sum(r.ok(cl.FAITHFUL) for r in upstream)
+    n_cf = sum(r.ok(cl.FAITHFUL) for r in counter)
+    parts = [
+        f"{len(rows)} claims: {n_up}/{len(upstream)} counterexamples found on upstream's designs",
+    ]
+    if counter:
+        parts.append(f"{n_cf}/{len(counter)} on counterfactual designs")
+    parts += [
+        f"{sum(r.ok(cl.FIXED) for r in rows)} fixed variants held",
+        f"{sum(r.ok(cl.OFF) for r in rows)} off switches rejected",
+        f"{sum(r.ok(cl.COMBINED) for r in rows)} held with all of their design's fixes on",
+    ]
+    return "; ".join(parts) + f" ({profile} profile, seed {seed})"
 
 
 def render_table(rows: list[Row]) -> Any:
-    """A rich table of the ledger."""
+    """A rich table of the ledger; counterexamples are printed literally (no markup)."""
     from rich.table import Table
+    from rich.text import Text
 
     t = Table(title="memsim claims ledger", show_lines=False, expand=False)
-    for col in ("claim", "records", "statement", "faithful (must find)", "fixed (must hold)", "s"):
+    for col in ("claim", "records", "statement", "faithful (must fail)", "fixed (must hold)",
+                "off (must fail)", "combined (must hold)", "s"):  # fmt: skip
         t.add_column(col, overflow="fold")
     for r in rows:
-        t.add_row(
-            r.claim,
-            r.records,
-            r.statement,
-            ("[green]" if r.faithful_ok else "[red]") + r.faithful,
-            ("[green]" if r.fixed_ok else "[red]") + r.fixed,
-            f"{r.seconds:.1f}",
-        )
+        cells: list[Any] = [Text(r.claim), Text(", ".join(r.records)), Text(r.statement)]
+        for name in cl.DIRECTIONS:
+            d = r.directions[name]
+            cells.append(Text(d.text(), style="green" if d.ok else "red"))
+        cells.append(Text(f"{r.seconds:.1f}"))
+        t.add_row(*cells)
     return t
 
 
-def markdown_table(rows: list[Row]) -> str:
-    """The ledger as a Markdown table."""
+def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> str:
+    """The ledger as a Markdown page (``docs/claims.md``)."""
 
     def esc(s: str) -> str:
         return s.replace("|", "\\|").replace("\n", " ")
 
-    out = ["| claim | records | statement | faithful | fixed | s |", "|---|---|---|---|---|---|"]
+    def cell(d: Direction) -> str:
+        return f"{'✓' if d.ok else '✗'} {esc(d.text())}"
+
+    out = [
+        "# Claims ledger",
+        "",
+        f"Generated by `memsim claims --profile {profile} --seed {seed} --markdown docs/claims.md`; "
+        "do not edit.",
+        "",
+        headline(rows, profile, seed) + ".",
+        "",
+        "| claim | records | statement | faithful | fixed | off | combined | s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
+        statement = r.statement + (f" *Upstream intends this: {r.intent}*" if r.intent else "")
+        if r.counterfactual:
+            statement += " *(counterfactual design, not upstream's)*"
         out.append(
-            f"| {esc(r.claim)} | {esc(r.records)} | {esc(r.statement)} | "
-            f"{'✓' if r.faithful_ok else '✗'} {esc(r.faithful)} | "
-            f"{'✓' if r.fixed_ok else '✗'} {esc(r.fixed)} | {r.seconds:.1f} |"
+            f"| {esc(r.claim)} | {esc(', '.join(r.records))} | {esc(statement)} | "
+            + " | ".join(cell(r.directions[n]) for n in cl.DIRECTIONS)
+            + f" | {r.seconds:.1f} |"
         )
     return "\n".join(out) + "\n"
 
 
-def run_cli(
-    *,
-    system: str | None,
-    profile: str,
-    only: list[str] | None,
-    json_out: Path | None,
-    markdown: Path | None,
-    save: Path | None,
-    seed: int,
-) -> bool:
-    """``memsim claims``: returns whether every claim passed both ways."""
-    from rich.console import Console
+def to_json(rows: list[Row], *, profile: str, seed: int) -> dict[str, Any]:
+    """The JSON document of a ledger run."""
+    from sim import __version__
 
-    for p in (json_out, markdown):
-        if p is not None and p.is_dir():
-            raise UsageError(f"{p} is a directory")
-    results = run_all(system, profile, only, seed)
-    rows = [r for r, _, _ in results]
-    Console(width=200).print(render_table(rows))
-    ok = all(r.faithful_ok and r.fixed_ok for r in rows)
-    n_f = sum(r.faithful_ok for r in rows)
-    n_x = sum(r.fixed_ok for r in rows)
-    print(
-        f"{len(rows)} claims: {n_f} counterexamples found on the faithful designs, "
-        f"{n_x} fixed variants held ({profile} profile, seed {seed})"
-    )
-    if json_out is not None:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps([asdict(r) for r in rows], indent=2, ensure_ascii=False, default=str))
-    if markdown is not None:
-        markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(markdown_table(rows))
-    if save is not None:
-        save.mkdir(parents=True, exist_ok=True)
-        for row, faithful, _fixed in results:
-            if faithful.passed:
-                claim = cl.get(row.claim)
-                (save / f"{row.claim}.json").write_text(cl.save_example(claim, faithful).dumps())
-        sys.stderr.write(f"examples saved in {save}\n")
-    return ok
-
-
-def _is_sqlite(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(16) == b"SQLite format 3\x00"
-
-
-def replay_cli(path: Path, *, out: Path | None, variant: str | None) -> bool:
-    """``memsim replay``: rerun a saved claim example, or a scenario from its trace database."""
-    from sim.engine import Simulation
-
-    if not path.is_file():
-        raise UsageError(f"no such file: {path}")
-    if _is_sqlite(path):
-        return _replay_trace(path, out)
-    claim, saved_variant, example = cl.load_example(path.read_text(encoding="utf-8"))
-    v = variant or saved_variant
-    if v not in cl.VARIANTS:
-        raise UsageError(f"unknown variant {v!r}: expected faithful or fixed")
-    trace_path = (out or path.parent) / f"{claim.id}.{v}.db"
-    with Simulation(0, trace_path=trace_path) as sim:
-        sim.trace.set_meta(claim=claim.id, variant=v)
-        verdict = claim.run(example, v, sim)
-    print(f"{claim.id} [{v}]: {'holds' if verdict.holds else 'VIOLATED'}: {verdict.detail}")
-    print(f"example: {claim.summarize(example)}")
-    sys.stderr.write(f"trace: {trace_path}\n")
-    # A faithful counterexample replays as a violation; a fixed replay must hold.
-    return (not verdict.holds) if v == cl.FAITHFUL else verdict.holds
-
-
-def _replay_trace(path: Path, out: Path | None) -> bool:
-    from sim import scenario as sc
-    from sim.trace import read_trace
-
-    try:
-        data = read_trace(path)
-    except sqlite3.DatabaseError as exc:
-        raise UsageError(f"not a memsim trace database: {path}: {exc}") from exc
-    meta = data.meta
-    if "scenario" not in meta:
-        raise UsageError(f"{path} is not a scenario trace (no scenario in its meta table)")
-    target = (out or path.parent) / (path.stem + ".replay.db")
-    if target.resolve() == path.resolve():
-        raise UsageError("the replay would overwrite its source trace")
-    lines = sc.execute(
-        meta["scenario"],
-        seed=int(meta["seed"]),
-        faults=json.loads(meta.get("faults", "[]")),
-        store=meta.get("store", "memory"),
-        params=json.loads(meta.get("params", "{}")),
-        trace_path=target,
-    )
-    for line in lines:
-        print(line)
-    same = read_trace(target) == data
-    print(f"replay of {path.name}: {'identical trace' if same else 'TRACE DIFFERS'} ({target})")
-    return same
+    return {
+        "profile": profile,
+        "seed": seed,
+        "memsim_version": __version__,
+        "claims": [r.to_json() for r in rows],
+    }

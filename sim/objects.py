@@ -298,6 +298,23 @@ def moto_server_store(bucket: str | None = None) -> S3Store:
 _namespace_seq = 0
 
 
+def check_endpoint(url: str) -> str:
+    """*url*, if it is a usable ``http(s)://host[:port]`` endpoint URL; one-line :class:`UsageError`."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        host = parts.hostname
+    except ValueError as exc:
+        raise UsageError(f"invalid endpoint URL {url!r}: {exc}") from exc
+    if parts.scheme not in ("http", "https") or not host:
+        raise UsageError(f"invalid endpoint URL {url!r}: expected http(s)://HOST[:PORT]")
+    if port is not None and not 0 < port < 65536:
+        raise UsageError(f"invalid endpoint URL {url!r}: port out of range")
+    return url
+
+
 def endpoint_store(url: str, bucket: str | None = None) -> S3Store:
     """S3 through boto3 against *url* (MinIO, LocalStack, ...), credentials from the environment.
 
@@ -310,12 +327,14 @@ def endpoint_store(url: str, bucket: str | None = None) -> S3Store:
     from botocore.exceptions import BotoCoreError, ClientError
 
     global _namespace_seq
+    check_endpoint(url)
     _namespace_seq += 1
     namespace = f"memsim-{os.getpid()}-{_namespace_seq}/"
     client = boto3.client(
         "s3",
         endpoint_url=url,
-        config=Config(retries={"max_attempts": 2, "mode": "standard"}, connect_timeout=5, read_timeout=30),
+        # A black-holed endpoint fails in seconds, not minutes: one retry, short connect timeout.
+        config=Config(retries={"max_attempts": 2, "mode": "standard"}, connect_timeout=3, read_timeout=20),
     )
     try:
         name = _new_bucket(client, bucket or "memsim")

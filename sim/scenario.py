@@ -1,19 +1,34 @@
-"""Runnable scenarios: readable scripts in ``scenarios/`` that set up a design, drive it and summarize.
+"""Runnable scenarios: readable scripts that set up a design, drive it and summarize what happened.
 
-A scenario module (see ``scenarios/README.md``) has a docstring with ``Covers:`` and ``Scenario:``, a
-``SYSTEM`` name, a ``SEED``, an optional pydantic ``Params`` model (defaults are the embedded values) and
-``run(ctx) -> list[str]`` returning the deterministic summary lines. Each has a committed ``<name>.out``
-that a test compares with the output of the default run. A scenario *file* (TOML) selects a scenario and
-overrides its seed, faults, store and parameters; it is validated by :class:`ScenarioFile`.
+A scenario module has a docstring with ``Covers:`` and ``Scenario:``, a ``SYSTEM`` (an installed design),
+a ``SEED``, an optional ``Params`` model (a subclass of :class:`Params`: unknown keys, infinities and NaN
+are refused; every field documents its bounds) and ``run(ctx) -> list[str]`` returning the deterministic
+summary lines. Optional: ``STORES`` (the object stores it can run on; a scenario without it uses none, and
+``--store`` is then an error) and ``KEEP_TRACE = False`` (the summary is computed without the in-memory
+trace, so a long run streams its trace to disk in flat memory).
+
+Scenarios come from three places, all runnable with every option (``--seed``, ``--fault``, ``--store``,
+``--param``, ``--out``) and replayable:
+
+* registered names: modules or packages of modules under the ``memsim.scenarios`` entry-point group
+  (memsim's own ``scenarios`` package is ``builtin``);
+* a script path: ``memsim run path/to/script.py`` or ``python path/to/script.py`` (the script ends with
+  ``if __name__ == "__main__": main(__name__)``);
+* a scenario file (TOML, :class:`ScenarioFile`) whose ``scenario`` is a name or a script path relative
+  to the file.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import pkgutil
-import tomllib
+import shutil
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,25 +37,39 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sim.engine import Simulation
 from sim.errors import UsageError
-from sim.faults import FaultPlan
+from sim.faults import Crash, FaultPlan
+from sim.limits import decode_text, load_toml, read_bounded
 from sim.objects import ObjectStore, open_store
+from sim.outputs import Outputs
+
+#: The object-store kinds ``--store`` accepts besides an ``http(s)://`` endpoint URL.
+STORE_KINDS = ("memory", "moto", "moto-server")
 
 
-class NoParams(BaseModel):
-    """A scenario without parameters."""
+class Params(BaseModel):
+    """The base of every scenario's parameters: unknown keys, infinities and NaN are errors."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+
+NoParams = Params
 
 
 class ScenarioFile(BaseModel):
-    """A scenario file: which scenario to run, and what to override."""
+    """A scenario file: which scenario to run (a name or a script path), and what to override."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
-    scenario: str = Field(description="name of a scenario in `memsim doc scenarios`")
-    seed: int | None = Field(default=None, ge=0, description="run seed (default: the scenario's SEED)")
-    faults: list[str] = Field(default_factory=list, description="fault specs, see `memsim doc faults`")
-    store: str = Field(default="memory", description="object store: memory, moto, moto-server or a URL")
+    scenario: str = Field(
+        description="a scenario name (`memsim doc scenarios`) or a .py path relative to the file"
+    )
+    seed: int | None = Field(
+        default=None, ge=0, le=2**63 - 1, description="run seed (default: the scenario's SEED)"
+    )
+    faults: list[str] = Field(
+        default_factory=list, max_length=100, description="fault specs, `memsim doc faults`"
+    )
+    store: str | None = Field(default=None, description="object store: memory, moto, moto-server or a URL")
     params: dict[str, Any] = Field(default_factory=dict, description="overrides of the scenario's Params")
 
 
@@ -59,7 +88,7 @@ class Context:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A registered scenario module."""
+    """A runnable scenario module (registered, or a script loaded from a path)."""
 
     name: str
     system: str
@@ -68,6 +97,9 @@ class Scenario:
     params: type[BaseModel]
     run: Callable[[Context], list[str]]
     module: ModuleType
+    stores: tuple[str, ...] = ()
+    keep_trace: bool = True
+    path: str = ""  # the script path, for a scenario loaded from a file
 
     @property
     def title(self) -> str:
@@ -78,58 +110,131 @@ class Scenario:
         return Path(self.module.__file__ or "").with_suffix(".out")
 
 
+def from_module(mod: ModuleType, name: str, path: str = "") -> Scenario:
+    """The scenario defined by module *mod*; raises :class:`UsageError` if it is not one."""
+    from sim.registry import design
+
+    where = path or mod.__name__
+    if not callable(getattr(mod, "run", None)):
+        raise UsageError(f"{where} is not a scenario: it defines no run(ctx) function")
+    system = getattr(mod, "SYSTEM", None)
+    if not isinstance(system, str):
+        raise UsageError(f"{where} is not a scenario: it declares no SYSTEM (the design it runs)")
+    design(system)  # an unknown design lists the installed ones
+    seed = getattr(mod, "SEED", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise UsageError(f"{where}: SEED must be a non-negative integer, not {seed!r}")
+    params = getattr(mod, "Params", Params)
+    if not (isinstance(params, type) and issubclass(params, BaseModel)):
+        raise UsageError(f"{where}: Params must be a pydantic model (subclass sim.scenario.Params)")
+    stores = tuple(getattr(mod, "STORES", ()))
+    return Scenario(
+        name, system, seed, mod.__doc__ or "", params, mod.run, mod, stores,
+        bool(getattr(mod, "KEEP_TRACE", True)), path,
+    )  # fmt: skip
+
+
+@cache
 def scenarios() -> dict[str, Scenario]:
-    """Every scenario module in the ``scenarios`` package, by name."""
-    import scenarios as pkg
+    """Every registered scenario, by name (from the ``memsim.scenarios`` entry points)."""
+    from sim.registry import scenario_sources
 
     out: dict[str, Scenario] = {}
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"scenarios.{info.name}")
-        if not hasattr(mod, "run"):
-            continue
-        out[info.name] = Scenario(
-            info.name,
-            getattr(mod, "SYSTEM", "?"),
-            int(getattr(mod, "SEED", 0)),
-            mod.__doc__ or "",
-            getattr(mod, "Params", NoParams),
-            mod.run,
-            mod,
-        )
-    return out
+    for ep_name, target in scenario_sources():
+        try:
+            mod = importlib.import_module(target)
+        except Exception as exc:
+            raise UsageError(f"scenario source {ep_name!r} ({target}) failed to import: {exc}") from exc
+        found: list[tuple[str, ModuleType]] = []
+        if hasattr(mod, "__path__"):
+            for info in sorted(pkgutil.iter_modules(mod.__path__), key=lambda i: i.name):
+                if info.name.startswith("_"):
+                    continue
+                sub = importlib.import_module(f"{target}.{info.name}")
+                if hasattr(sub, "run"):
+                    found.append((info.name, sub))
+        else:
+            found.append((target.rsplit(".", 1)[-1], mod))
+        for name, sub in found:
+            if name in out:
+                raise UsageError(f"two registered scenarios are named {name!r}")
+            out[name] = from_module(sub, name)
+    return dict(sorted(out.items()))
 
 
 def get(name: str) -> Scenario:
-    """The scenario *name*; raises :class:`UsageError`."""
+    """The registered scenario *name*; raises :class:`UsageError`."""
     found = scenarios()
     if name not in found:
-        raise UsageError(f"unknown scenario {name!r}: expected one of {', '.join(found) or '(none)'}")
+        raise UsageError(
+            f"unknown scenario {name!r}: expected one of {', '.join(found) or '(none)'} or a path to a .py "
+            "script or .toml file"
+        )
     return found[name]
 
 
-def load_file(path: str | Path) -> ScenarioFile:
-    """Parse and validate a scenario file; raises :class:`UsageError` with one line."""
+def load_script(path: str | os.PathLike[str]) -> Scenario:
+    """The scenario defined by the Python script at *path* (a registered scenario's file maps to it)."""
     p = Path(path)
+    read_bounded(p, "scenario script")  # a regular, bounded file
+    resolved = p.resolve()
+    for sc in scenarios().values():
+        if Path(sc.module.__file__ or "").resolve() == resolved:
+            return sc
+    mod_name = f"memsim_script_{abs(hash(str(resolved))):x}"
+    spec = importlib.util.spec_from_file_location(mod_name, resolved)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot load scenario script {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = mod
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise UsageError(f"scenario file not found: {p}") from exc
-    except OSError as exc:  # a directory, no permission...
-        raise UsageError(f"cannot read scenario file {p}: {exc.strerror or exc}") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"malformed scenario file {p}: {exc}") from exc
+        spec.loader.exec_module(mod)
+    except UsageError:
+        raise
+    except Exception as exc:
+        del sys.modules[mod_name]
+        raise UsageError(f"scenario script {path} failed to import: {type(exc).__name__}: {exc}") from exc
+    return from_module(mod, p.stem, str(resolved))
+
+
+def resolve(spec: str) -> Scenario:
+    """A scenario from a name or a ``.py`` script path."""
+    if spec.endswith(".py"):
+        return load_script(spec)
+    if os.sep in spec or (os.altsep and os.altsep in spec) or Path(spec).suffix:
+        raise UsageError(f"{spec!r} is neither a scenario name nor a .py script or .toml file")
+    return get(spec)
+
+
+def load_file(path: str | os.PathLike[str]) -> tuple[ScenarioFile, Scenario]:
+    """Parse and validate a scenario file and the scenario it names; one-line errors."""
+    p = Path(path)
+    text = decode_text(read_bounded(p, "scenario file"), "scenario file", p)
+    data = load_toml(text, "scenario file", p)
     try:
-        return ScenarioFile.model_validate(data)
+        spec = ScenarioFile.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "file"
         raise UsageError(f"invalid scenario file {p}: {where}: {err['msg']}") from exc
+    target = spec.scenario
+    if target.endswith(".py"):
+        script = Path(target)
+        if not script.is_absolute():
+            script = p.parent / script
+        return spec, load_script(script)
+    return spec, resolve(target)
 
 
 def parse_params(scenario: Scenario, values: dict[str, Any]) -> BaseModel:
-    """Validate parameter overrides against the scenario's Params model."""
+    """Validate parameter overrides against the scenario's Params model (unknown keys are errors)."""
+    known = set(scenario.params.model_fields)
+    for k in values:
+        if k not in known:
+            hint = f"; its parameters are {', '.join(sorted(known))}" if known else "; it has no parameters"
+            raise UsageError(
+                f"scenario {scenario.name} has no parameter {k!r}{hint} (`memsim doc params {scenario.name}`)"
+            )
     try:
         return scenario.params.model_validate(values)
     except ValidationError as exc:
@@ -138,34 +243,145 @@ def parse_params(scenario: Scenario, values: dict[str, Any]) -> BaseModel:
         raise UsageError(f"invalid parameter for scenario {scenario.name}: {where}: {err['msg']}") from exc
 
 
-def execute(
-    name: str,
+def check_store(scenario: Scenario, store: str | None) -> str:
+    """The store kind to run *scenario* on (``memory`` unless given); refuses one it cannot use."""
+    if store is None:
+        return "memory"
+    if store not in STORE_KINDS and not store.startswith(("http://", "https://")):
+        raise UsageError(f"unknown store {store!r}: expected memory, moto, moto-server or an http(s):// URL")
+    if not scenario.stores:
+        raise UsageError(f"scenario {scenario.name} uses no object store, so --store does not apply")
+    if store not in STORE_KINDS:
+        from sim.objects import check_endpoint
+
+        check_endpoint(store)
+    return store
+
+
+@dataclass
+class Result:
+    """A finished run: the summary lines, the committed trace path, and problems found after the run."""
+
+    lines: list[str]
+    trace_path: Path | None = None
+    unfired: list[str] = field(default_factory=list)
+    crashed: str = ""
+
+
+@dataclass
+class Plan:
+    """A validated run: everything checked before anything is written."""
+
+    scenario: Scenario
+    seed: int
+    faults: FaultPlan
+    store: str
+    params: BaseModel
+
+
+def plan(
+    scenario: Scenario | str,
     *,
     seed: int | None = None,
     faults: list[str] | None = None,
-    store: str = "memory",
+    store: str | None = None,
+    params: dict[str, Any] | None = None,
+) -> Plan:
+    """Validate a run of *scenario* (a name, a script path or a :class:`Scenario`)."""
+    sc = resolve(scenario) if isinstance(scenario, str) else scenario
+    parsed = parse_params(sc, params or {})
+    fault_plan = FaultPlan.parse(faults or [])
+    fault_plan.check_system(sc.system)
+    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**63):
+        raise UsageError(f"seed must be an integer between 0 and 2**63 - 1, not {seed!r}")
+    return Plan(sc, sc.seed if seed is None else seed, fault_plan, check_store(sc, store), parsed)
+
+
+def execute(
+    scenario: Scenario | str,
+    *,
+    seed: int | None = None,
+    faults: list[str] | None = None,
+    store: str | None = None,
     params: dict[str, Any] | None = None,
     trace_path: str | Path | None = None,
     root: str | Path | None = None,
+    outputs: Outputs | None = None,
 ) -> list[str]:
-    """Run scenario *name* and return its summary lines (validating everything first)."""
-    sc = get(name)
-    parsed = parse_params(sc, params or {})
-    plan = FaultPlan.parse(faults or [])
-    if store not in ("memory", "moto", "moto-server") and not store.startswith(("http://", "https://")):
-        raise UsageError(f"unknown store {store!r}: expected memory, moto, moto-server or an http(s):// URL")
-    run_seed = sc.seed if seed is None else seed
-    # Scenarios summarize from the in-memory trace, so keep it even when it is also streamed to disk.
-    sim = Simulation(run_seed, faults=plan, trace_path=trace_path, keep_trace=True, root=root)
-    sim.trace.set_meta(scenario=name, store=store, params=parsed.model_dump(mode="json"))
+    """Run a scenario and return its summary lines (validating everything first; see :func:`run_plan`)."""
+    p = plan(scenario, seed=seed, faults=faults, store=store, params=params)
+    result = run_plan(p, trace_path=trace_path, root=root, outputs=outputs)
+    return result.lines
+
+
+def run_plan(
+    p: Plan,
+    *,
+    trace_path: str | Path | None = None,
+    root: str | Path | None = None,
+    outputs: Outputs | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> Result:
+    """Run a validated plan. The trace is staged and committed only if the run ends (normally or at an
+    injected crash); a fault naming an agent the run never created is a :class:`UsageError` after the
+    run, with nothing written. With *outputs* the caller commits; otherwise this commits its own."""
+    own = outputs is None
+    out = outputs or Outputs()
+    staged = out.stage(trace_path) if trace_path is not None else None
+    root_path = Path(root) if root is not None else None
+    root_existed = root_path is not None and root_path.exists()
+    sc = p.scenario
+    sim = Simulation(p.seed, faults=p.faults, trace_path=staged, keep_trace=sc.keep_trace, root=root)
+    sim.trace.progress = progress
+    meta: dict[str, Any] = {"scenario": sc.name, "store": p.store, "params": p.params.model_dump(mode="json")}
+    if sc.path:
+        meta["script"] = Path(sc.path).name
+    sim.trace.set_meta(**meta)
+    result = Result([])
+    complete = False
     try:
-        return sc.run(Context(sim, parsed, store))
-    finally:
+        try:
+            result.lines = list(sc.run(Context(sim, p.params, p.store)))
+        except Crash as exc:
+            sim.trace.op(sc.system, "crash", phase="crash", point=exc.point)
+            result.crashed = exc.point
+            result.lines = [
+                f"crashed at {exc.point} (simulation time {sim.now:g} s): the run stops there; the trace "
+                "holds every write made before it"
+            ]
+        unknown = p.faults.unknown_agents()
+        if unknown:
+            raise UsageError(
+                f"fault {unknown[0]} names an agent scenario {sc.name} never created "
+                f"(its agents: {', '.join(sorted(p.faults.queried)) or 'none'})"
+            )
+        for f in p.faults.unfired():
+            result.unfired.append(
+                f"fault {f} never fired: {f.target} was reached {p.faults.hits(f.target)} time(s)"
+            )
+        complete = True
+    except BaseException:
         sim.close()
+        if own:
+            out.abort()
+        if root_path is not None and not root_existed:
+            shutil.rmtree(root_path, ignore_errors=True)
+        raise
+    sim.trace.close(complete=complete)
+    sim.close()
+    if own:
+        out.commit()
+    result.trace_path = Path(trace_path) if trace_path is not None else None
+    return result
 
 
 def main(module_name: str) -> None:
-    """Entry point for ``python -m scenarios.<name>``: run it with defaults and print the summary."""
-    name = module_name.rsplit(".", 1)[-1]
-    for line in execute(name):
-        print(line)
+    """Entry point of a scenario script: ``python script.py [OPTIONS]`` (and ``python -m scenarios.NAME``)
+    runs it with every ``memsim run`` option."""
+    from sim import cli
+
+    mod = sys.modules.get(module_name)
+    target = getattr(mod, "__file__", None) if mod is not None else None
+    if not target:
+        raise SystemExit(f"memsim: error: cannot find the file of scenario module {module_name!r}")
+    cli.main(["run", target, *sys.argv[1:]])

@@ -23,7 +23,8 @@ FACT_VALUES = (
     "red", "rose", "ruby", "rust", "salmon", "sand", "silver", "tan", "teal", "violet", "white",
 )  # fmt: skip
 
-FACT_RE = re.compile(r"FACT-(\d{4})=([a-z]+)")
+#: A fact token: ``FACT-`` then an id of four or more digits (``FACT-0017``, ``FACT-12345``), ``=``, a value.
+FACT_RE = re.compile(r"FACT-(\d{4,})=([a-z]+)")
 
 
 @lru_cache(maxsize=1)
@@ -35,7 +36,7 @@ def _words() -> tuple[list[str], list[int]]:
 
 
 def fact_id(index: int) -> str:
-    """The id of fact *index*: ``FACT-0017``."""
+    """The id of fact *index*: ``FACT-0017`` (at least four digits; ``FACT-12345`` from 10,000 on)."""
     return f"FACT-{index:04d}"
 
 

@@ -18,7 +18,13 @@ Schema (documented in README "Traces"):
     inclusive range ``"FACT-0001..FACT-0040"``; :func:`decode_facts`), ``needed`` (TEXT, JSON list of
     fact ids the request needed, for probes), ``detail`` (TEXT, JSON).
 ``meta``
-    ``key``, ``value``: the seed, scenario, faults and parameters of the run.
+    ``key``, ``value``: the seed, scenario, faults and parameters of the run, ``memsim_version``,
+    ``schema_version`` (:data:`SCHEMA_VERSION`) and, written last when the run ended normally,
+    ``complete`` = ``"1"``. :func:`read_trace` refuses a trace without it (a killed or failed run) or of
+    another schema version.
+
+A request's ``detail`` carries ``tokens_by_kind`` when its parts were labelled (``system``, ``tools``,
+``message``, ``memory``...): the exact tokens of each kind, which a report stacks.
 """
 
 from __future__ import annotations
@@ -26,11 +32,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.errors import UsageError
+
 BATCH = 1000
+PROGRESS_EVERY = 4096
+#: The trace schema version: bump when a table or column changes meaning.
+SCHEMA_VERSION = "2"
 
 _INSERT_OPS = "INSERT INTO ops (seq, time, agent, system, op, phase, detail) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _INSERT_REQUESTS = (
@@ -47,16 +59,22 @@ def astuple(record: Any) -> tuple[Any, ...]:
 _FACT_NUM = re.compile(r"FACT-(\d{4,})")
 
 
+class TraceError(UsageError):
+    """A file that is not a complete memsim trace of this schema (exit code 2 at the command line)."""
+
+
 def encode_facts(ids: frozenset[str] | set[str]) -> str:
     """Fact ids as a JSON list, consecutive ``FACT-NNNN`` ids folded into ``"FACT-0001..FACT-0040"``.
 
     A request that carries a whole folded log holds thousands of facts; ranges keep long traces small.
+    Ids of any width fold (``FACT-9999..FACT-10002``); an id that is not the canonical form of its number
+    (``FACT-00017``) is kept as it is.
     """
     nums: list[int] = []
     other: list[str] = []
     for f in ids:
         m = _FACT_NUM.fullmatch(f)
-        if m and len(m.group(1)) == 4:
+        if m and f == f"FACT-{int(m.group(1)):04d}":
             nums.append(int(m.group(1)))
         else:
             other.append(f)
@@ -81,7 +99,7 @@ def decode_facts(text: str) -> frozenset[str]:
     for item in json.loads(text):
         lo, sep, hi = item.partition("..")
         if sep:
-            a, b = int(lo[5:]), int(hi[5:])
+            a, b = int(lo[5:]), int(hi[5:])  # FACT-NNNN..FACT-MMMM, any width
             out.update(f"FACT-{n:04d}" for n in range(a, b + 1))
         else:
             out.add(item)
@@ -161,6 +179,8 @@ class Trace:
         self._pending_ops: list[tuple[Any, ...]] = []
         self._pending_requests: list[tuple[Any, ...]] = []
         self._db: Any = None
+        #: Called as ``progress(records, sim_seconds)`` every :data:`PROGRESS_EVERY` records, if set.
+        self.progress: Any = None
         if self.path is not None:
             import sqlite_utils
 
@@ -197,6 +217,9 @@ class Trace:
                 },
                 pk="seq",
             )
+        from sim import __version__
+
+        self.set_meta(memsim_version=__version__, schema_version=SCHEMA_VERSION)
 
     def set_meta(self, **values: Any) -> None:
         """Record run metadata (seed, scenario, faults, parameters)."""
@@ -209,6 +232,8 @@ class Trace:
     def op(self, system: str, op: str, *, agent: str = "", phase: str = "ok", **detail: Any) -> OpRecord:
         """Record one modeled operation."""
         self._seq += 1
+        if self.progress is not None and self._seq % PROGRESS_EVERY == 0:
+            self.progress(self._seq, float(self._now()))
         rec = OpRecord(self._seq, float(self._now()), agent, system, op, phase, _json(detail))
         if self.keep:
             self.data.ops.append(rec)
@@ -267,10 +292,12 @@ class Trace:
                 conn.executemany(_INSERT_REQUESTS, self._pending_requests)
                 self._pending_requests = []
 
-    def close(self) -> None:
-        """Flush and close the database."""
+    def close(self, complete: bool = False) -> None:
+        """Flush and close the database; *complete* writes the completeness marker first."""
         if self._db is not None:
             self.flush()
+            if complete:
+                self.set_meta(complete="1")
             self._db.conn.close()
             self._db = None
 
@@ -280,14 +307,59 @@ class Trace:
         return self._seq
 
 
-def read_trace(path: str | os.PathLike[str]) -> TraceData:
-    """Read a trace database back into frozen records."""
-    import sqlite_utils
+_COLUMNS = {
+    "meta": ("key", "value"),
+    "ops": tuple(OpRecord.__dataclass_fields__),
+    "requests": tuple(RequestRecord.__dataclass_fields__),
+}
 
-    db = sqlite_utils.Database(Path(path))
-    data = TraceData()
-    data.meta = {r["key"]: r["value"] for r in db["meta"].rows}
-    data.ops = [OpRecord(**r) for r in db["ops"].rows_where(order_by="seq")]
-    data.requests = [RequestRecord(**r) for r in db["requests"].rows_where(order_by="seq")]
-    db.conn.close()
+
+def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) -> dict[str, str]:
+    """The meta table of a trace, after checking it is a complete memsim trace of this schema."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                raise TraceError(f"not a memsim trace database: {path}")
+    except OSError as exc:
+        raise TraceError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        conn = sqlite3.connect(f"file:{p.resolve()}?mode=ro", uri=True)
+        try:
+            for table, cols in _COLUMNS.items():
+                have = tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
+                if have != cols:
+                    raise TraceError(f"not a memsim trace database: {path}: table {table} has columns {have}")
+            meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        raise TraceError(
+            f"{path} has trace schema {meta.get('schema_version', '(none)')!r}; this memsim reads schema "
+            f"{SCHEMA_VERSION!r}"
+        )
+    if require_complete and meta.get("complete") != "1":
+        raise TraceError(f"{path} is an incomplete trace (the run that wrote it did not finish)")
+    return meta
+
+
+def read_trace(path: str | os.PathLike[str], *, require_complete: bool = True) -> TraceData:
+    """Read a complete trace database back into frozen records (:class:`TraceError` otherwise)."""
+    meta = read_meta(path, require_complete=require_complete)
+    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    try:
+        data = TraceData(meta=meta)
+        data.ops = [
+            OpRecord(*r) for r in conn.execute(f"SELECT {', '.join(_COLUMNS['ops'])} FROM ops ORDER BY seq")
+        ]
+        data.requests = [
+            RequestRecord(*r)
+            for r in conn.execute(f"SELECT {', '.join(_COLUMNS['requests'])} FROM requests ORDER BY seq")
+        ]
+    except (sqlite3.DatabaseError, TypeError) as exc:
+        raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
+    finally:
+        conn.close()
     return data

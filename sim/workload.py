@@ -10,10 +10,18 @@ would send to the model.
 
 from __future__ import annotations
 
+import itertools
+import json
+import os
 import random
+import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from sim.engine import Simulation
 from sim.rng import derive_seed
@@ -132,6 +140,117 @@ def make_workload(seed: int, steps: int | None = None, drawn: Drawn | None = Non
     return Workload(drawn or draw(seed, steps))
 
 
+# -- a user's workload file -------------------------------------------------------------------------
+#: The most lines a workload file may have, and the largest file.
+MAX_WORKLOAD_LINES = 200_000
+MAX_WORKLOAD_BYTES = 256 << 20
+
+
+class WorkloadLine(BaseModel):
+    """One line of a workload file: an observation, the fact tokens it carries, and an optional probe."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    observation: str = Field(max_length=1 << 20, description="the text the design observes at this step")
+    facts: list[str] = Field(
+        default_factory=list, max_length=1000, description="fact tokens, FACT-0001=amber"
+    )
+    probe: str | None = Field(default=None, description="a fact id seen at an earlier step")
+    phase: Literal["load", "calm"] = Field(default="load", description="calm: the liveness tail")
+
+
+class FileWorkload(Workload):
+    """A workload read from a JSONL file (validated when loaded; the steps are kept)."""
+
+    def __init__(self, drawn: Drawn, steps: tuple[WorkStep, ...], path: str) -> None:
+        super().__init__(drawn)
+        self._steps = steps
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"FileWorkload({self.path!r}, {len(self._steps or ())} steps)"
+
+
+def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
+    """Read and validate a JSONL workload (line-numbered one-line errors); see README "The benchmark".
+
+    A fact token missing from its observation text is appended to it; a probe must name a fact id
+    carried by an earlier line. Lines marked ``"phase": "calm"`` form the liveness tail.
+    """
+    from pydantic import ValidationError
+
+    from sim.errors import UsageError
+    from sim.limits import MAX_DEPTH, depth
+    from sim.text import FACT_RE
+
+    p = Path(path)
+    try:
+        st = p.stat()
+    except OSError as exc:
+        raise UsageError(f"cannot read workload {path}: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"workload {path} is not a regular file")
+    if st.st_size > MAX_WORKLOAD_BYTES:
+        raise UsageError(f"workload {path} is over the {MAX_WORKLOAD_BYTES:,}-byte limit")
+    steps: list[WorkStep] = []
+    seen: set[str] = set()
+    sizes: list[int] = []
+    n_facts = 0
+    probes: list[int] = []
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if lineno > MAX_WORKLOAD_LINES:
+                raise UsageError(f"workload {path} has more than {MAX_WORKLOAD_LINES:,} lines")
+            if not raw.strip():
+                continue
+            where = f"workload {path} line {lineno}"
+            try:
+                data = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                raise UsageError(f"{where}: not a JSON object: {exc}") from exc
+            if not isinstance(data, dict) or depth(data) > MAX_DEPTH:
+                raise UsageError(f"{where}: expected one JSON object per line")
+            try:
+                line = WorkloadLine.model_validate(data)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                loc = ".".join(str(x) for x in err["loc"]) or "line"
+                raise UsageError(f"{where}: {loc}: {err['msg']}") from exc
+            obs = line.observation
+            for f in line.facts:
+                if not FACT_RE.fullmatch(f):
+                    raise UsageError(f"{where}: facts: {f!r} is not a fact token like FACT-0001=amber")
+                if f not in obs:
+                    obs = f"{obs} {f}" if obs else f
+            if line.probe is not None:
+                if not re.fullmatch(r"FACT-\d{4,}", line.probe):
+                    raise UsageError(f"{where}: probe: {line.probe!r} is not a fact id like FACT-0001")
+                if line.probe not in seen:
+                    raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
+                probes.append(len(steps))
+            question = f"Question: what is the value of {line.probe}?" if line.probe else ""
+            steps.append(WorkStep(len(steps), obs, tuple(line.facts), line.probe, question, line.phase))
+            seen |= {f.split("=")[0] for f in line.facts}
+            sizes.append(len(obs) // 4)
+            n_facts += len(line.facts)
+    if not steps:
+        raise UsageError(f"workload {path} has no steps")
+    calm = sum(1 for s in steps if s.phase == "calm")
+    gaps = [b - a for a, b in itertools.pairwise(probes)]
+    drawn = Drawn(
+        seed=0,
+        steps=len(steps) - calm,
+        obs_tokens_mean=int(sum(sizes) / len(sizes)),
+        obs_tokens_max=max(sizes),
+        facts_per_step=round(n_facts / len(steps), 3),
+        probe_every=int(sum(gaps) / len(gaps)) if gaps else 0,
+        lossiness=0.0,
+        skew_s=0.0,
+        calm_steps=calm,
+    )
+    return FileWorkload(drawn, tuple(steps), str(p))
+
+
 @dataclass(frozen=True)
 class ModelRequest:
     """What a design sends to the model at one step: the parts (messages), its own estimate, a route."""
@@ -151,12 +270,21 @@ class StorageStats:
 
 
 class DesignAdapter(Protocol):
-    """The protocol every ``systems/<name>/adapter.py`` implements as ``Adapter``.
+    """The contract of a design's benchmark adapter (the class its ``Design.adapter`` names).
 
-    ``__init__(sim, budget, drawn)`` builds the design in *sim* with a provider window of *budget*
-    tokens; ``step(step)`` applies one workload step with the design's own mechanics and returns the
-    request the model sees for it (the probe question, if any, is part of that request);
-    ``storage()`` reports the durable footprint.
+    ``__init__(sim, budget, drawn, *, variant, knobs)`` builds the design in *sim* with a provider
+    window of *budget* tokens, as *variant* (a :class:`~sim.variant.Variant` of the design's declared
+    switches) with *knobs* (an instance of the design's knob model); ``step(step)`` applies one workload
+    step with the design's own mechanics and returns the request the model sees for it;
+    ``storage()`` reports the durable footprint. Conventions (checked by
+    :func:`sim.testing.check_adapter`):
+
+    * ``name`` is the design's registered name;
+    * one :class:`ModelRequest` per step, and the probe question (if any) is inside that request;
+    * the adapter does not record requests itself (:func:`drive` records each one in ``sim.trace``);
+    * ``estimate`` is the design's own token estimate of the request, or None if it makes none;
+    * randomness only from ``sim.rng("<design>.adapter.<purpose>")``, time only from ``sim``;
+    * the same seed gives the same requests.
     """
 
     name: str
@@ -174,6 +302,16 @@ def run_adapter(factory: type, sim: Simulation, workload: Workload, budget: int)
     out: list[ModelRequest] = []
     drive(factory(sim, budget, workload.drawn), sim, workload, lambda step, req, rec: out.append(req))
     return out
+
+
+def workload_fingerprint(workload: Workload) -> str:
+    """A short digest of a workload's steps (for logs and results)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for s in workload.iter_steps():
+        h.update(f"{s.index}\x00{s.observation}\x00{s.probe}\x00{s.phase}\n".encode())
+    return h.hexdigest()[:12]
 
 
 def drive(

@@ -193,7 +193,7 @@ def test_bad_run_input(capsys: pytest.CaptureFixture[str], tmp_path: Path, case:
 
 BAD_FILES: dict[str, tuple[str | bytes, str]] = {
     "malformed TOML": ('scenario = "coretoy\nseed = 1\n', "malformed scenario file"),
-    "not UTF-8": (b"\xff\xfe scenario", "malformed scenario file"),
+    "not UTF-8": (b"\xff\xfe scenario", "is not UTF-8 text"),
     "unknown key": ('scenario = "coretoy"\ncolour = "red"\n', "colour: Extra inputs are not permitted"),
     "seed of wrong type": ('scenario = "coretoy"\nseed = "abc"\n', "seed:"),
     "negative seed": ('scenario = "coretoy"\nseed = -1\n', "seed:"),
@@ -242,9 +242,9 @@ def test_out_that_is_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
 
 BAD_OTHER = {
     "unknown doc topic": (["doc", "nope"], "unknown doc topic 'nope'"),
-    "doc of unknown system": (["doc", "claims", "--system", "nope"], "unknown system 'nope'"),
+    "doc of unknown system": (["doc", "claims", "--system", "nope"], "unknown design 'nope'"),
     "unknown profile": (["claims", "--profile", "nope"], "unknown profile 'nope'"),
-    "unknown system": (["claims", "--system", "nope"], "unknown system 'nope'"),
+    "unknown system": (["claims", "--system", "nope"], "unknown design 'nope'"),
     "negative claims seed": (["claims", "--seed", "-3"], "--seed"),
     "bench seeds below 1": (["bench", "--seeds", "0"], "--seeds"),
 }
@@ -282,12 +282,12 @@ def non_trace_sqlite(path: Path) -> Path:
 
 
 BAD_REPLAYS = {
-    "missing file": (lambda d: d / "missing.json", "no such file"),
-    "a directory": (lambda d: d, "no such file"),
-    "plain text": (lambda d: write(d / "x.json", "hello"), "not a saved claim example"),
-    "empty file": (lambda d: write(d / "x.json", ""), "not a saved claim example"),
+    "missing file": (lambda d: d / "missing.json", "not found"),
+    "a directory": (lambda d: d, "is not a regular file"),
+    "plain text": (lambda d: write(d / "x.json", "hello"), "is not valid JSON"),
+    "empty file": (lambda d: write(d / "x.json", ""), "is not valid JSON"),
     "JSON without a claim": (lambda d: write(d / "x.json", '{"example": [1]}'), "not a saved claim example"),
-    "SQLite but not a trace": (lambda d: non_trace_sqlite(d / "x.db"), "not a scenario trace"),
+    "SQLite but not a trace": (lambda d: non_trace_sqlite(d / "x.db"), "not a memsim trace database"),
 }
 
 

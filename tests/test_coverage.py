@@ -1,4 +1,4 @@
-"""Record coverage: every record ID in the four reports is covered by a model element and a test, or
+"""Record coverage: every record ID in each design's report is covered by a model element and a test, or
 carries a "Not modeled:" reason; every test a coverage entry names exists."""
 
 import re
@@ -6,15 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from sim.fidelity import coverage, report_records
+from sim.fidelity import coverage
+from sim.registry import designs
 
 ROOT = Path(__file__).resolve().parent.parent
-SYSTEMS = sorted(report_records())
+SYSTEMS = sorted(designs())
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_every_record_id_is_covered(system: str) -> None:
-    """No record ID of the system's report is left without coverage."""
+    """No record ID of the design's report is left without coverage."""
     uncovered = [rid for rid, cov in coverage(system) if cov is None or not cov.covered]
 
     assert uncovered == []
@@ -35,15 +36,11 @@ def test_named_tests_exist(system: str) -> None:
     assert missing == []
 
 
-def test_report_record_ids_are_complete() -> None:
-    """The shipped record list matches the IDs in the reports when the reports are present."""
-    seeds = ROOT.parent / "shared" / "seeds"
-    if not seeds.is_dir():
-        seeds = ROOT.parent.parent / "shared" / "seeds"
-    data = report_records()
-    for entry in data.values():
-        path = seeds / entry["seed"]
-        if path.exists():
-            ids = sorted(set(re.findall(r"\b(?:MEM|RT)-[A-Z]{3}-[a-z0-9-]+", path.read_text())))
-            assert [i.rstrip("-") for i in ids] == entry["records"]
-    assert sum(len(e["records"]) for e in data.values()) == 85
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_report_record_ids_are_complete(system: str) -> None:
+    """The declared record IDs are exactly the IDs in the design's report, which ships in docs/reports."""
+    report = designs()[system].report
+    text = (ROOT / report.path).read_text(encoding="utf-8")
+    ids = sorted({i.rstrip("-") for i in re.findall(r"\b(?:MEM|RT)-[A-Z]{3}-[a-z0-9-]+", text)})
+
+    assert ids == list(report.record_ids)

@@ -43,10 +43,16 @@ def test_claims_table_saves_and_replays_a_counterexample(tmp_path, capsys) -> No
 
     assert code == 0
     out = capsys.readouterr().out
-    assert "1 claims: 1 counterexamples found on the faithful designs, 1 fixed variants held" in out
-    rows = json.loads((tmp_path / "l.json").read_text())
+    assert "1 claims: 1/1 counterexamples found on upstream's designs; 1 fixed variants held" in out
+    doc = json.loads((tmp_path / "l.json").read_text())
+    assert (doc["profile"], doc["seed"]) == ("quick", 0)
+    rows = doc["claims"]
     assert [r["claim"] for r in rows] == [CLAIM] and rows[0]["faithful_ok"] and rows[0]["fixed_ok"]
-    assert (tmp_path / "l.md").read_text().startswith("| claim |")
+    assert isinstance(rows[0]["records"], list)
+    assert (
+        "| claim | records | statement | faithful | fixed | off | combined | s |"
+        in (tmp_path / "l.md").read_text()
+    )
     example = saved / f"{CLAIM}.json"
     assert json.loads(example.read_text())["claim"] == CLAIM
 

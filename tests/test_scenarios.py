@@ -9,10 +9,12 @@ import pytest
 from sim.scenario import execute, scenarios
 
 SCENARIOS = list(scenarios().values())
-CASES = [(sc, store) for sc in SCENARIOS for store in getattr(sc.module, "STORES", ("memory",))]
+CASES = [(sc, store) for sc in SCENARIOS for store in (sc.stores or (None,))]
 
 
-@pytest.mark.parametrize(("sc", "store"), CASES, ids=[f"{sc.name}-{store}" for sc, store in CASES])
+@pytest.mark.parametrize(
+    ("sc", "store"), CASES, ids=[f"{sc.name}-{store or 'memory'}" for sc, store in CASES]
+)
 def test_scenario_output_matches_committed(sc, store) -> None:
     """The default run prints exactly the committed expected output."""
     assert sc.expected_path.exists(), f"missing {sc.expected_path.name}"

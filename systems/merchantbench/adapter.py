@@ -45,8 +45,11 @@ the env server's.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim.engine import Simulation
 from sim.files import MemoryTree
+from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.merchantbench.model import MerchantEnv, ReactAgent
 from systems.merchantbench.policies import SavePolicy
@@ -76,8 +79,11 @@ class Adapter:
 
     name = "merchantbench"
 
-    def __init__(self, sim: Simulation, budget: int, drawn: Drawn) -> None:
+    def __init__(
+        self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
+    ) -> None:
         self.sim = sim
+        self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
         self.tree = _CountingTree(mtime=sim.clock("server").seconds)
         self.env = MerchantEnv(sim, self.tree)
         policy = SavePolicy(

@@ -13,7 +13,7 @@ T_CLAIMS = "tests/test_claims_registry.py"
 
 
 def _claim(cid: str) -> str:
-    return f"{T_CLAIMS}::test_faithful_design_yields_a_counterexample[merchantbench.{cid}]"
+    return f"{T_CLAIMS}::test_direction_comes_out_as_expected[merchantbench.{cid}:faithful]"
 
 
 OPERATIONS: list[Operation] = [
@@ -157,7 +157,7 @@ DIFFERENCES: list[str] = [
     "history (modeled, claim forbidden-erases-read).",
 ]
 
-RECORDS: dict[str, Coverage] = {
+COVERAGE: dict[str, Coverage] = {
     "MEM-BAP-document-guidance": Coverage(
         (
             "model.TOOL_SCHEMAS read_memory_doc description",

@@ -21,7 +21,10 @@ estimate is None: Nemsy makes no token estimate of its own.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim.engine import Simulation
+from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.nemsy.model import QUERY_PAGES, QUERY_SYSTEM, Nemsy
 from systems.nemsy.policies import IngestResponder
@@ -34,8 +37,11 @@ class Adapter:
 
     name = "nemsy"
 
-    def __init__(self, sim: Simulation, budget: int, drawn: Drawn) -> None:
+    def __init__(
+        self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
+    ) -> None:
         self.sim = sim
+        self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
         self.budget = budget
         self.drawn = drawn
         self.responder = IngestResponder(rng=sim.rng("nemsy.adapter.summarizer"), lossiness=drawn.lossiness)

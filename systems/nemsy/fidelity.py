@@ -126,7 +126,7 @@ DIFFERENCES: list[str] = [
     "summary, which the model implements.",
 ]
 
-RECORDS: dict[str, Coverage] = {
+COVERAGE: dict[str, Coverage] = {
     "MEM-ABS-history-store": Coverage(
         ("Nemsy.history_files", "ChatSession.history (in memory only)", "FIX_SAVE_EVICTED"),
         (

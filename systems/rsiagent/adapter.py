@@ -36,7 +36,10 @@ Host policy assumed:
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim.engine import Simulation
+from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.rsiagent.model import ROLE_DEFAULTS, ActorLoop, inventory_listing
 from systems.rsiagent.policies import Summarizer
@@ -63,8 +66,11 @@ class Adapter:
 
     name = "rsiagent"
 
-    def __init__(self, sim: Simulation, budget: int, drawn: Drawn) -> None:
+    def __init__(
+        self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
+    ) -> None:
         self.sim = sim
+        self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
         self.budget = budget
         self.cfg = scaled_target(budget)
         charter = (

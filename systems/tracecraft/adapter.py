@@ -22,12 +22,14 @@ Each step advances the simulation clock by one second.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from sim.engine import Simulation
 from sim.files import MemoryTree
 from sim.objects import MemoryStore
 from sim.text import extract_facts
 from sim.tokens import count_tokens
+from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.tracecraft.model import FileTailHarness, Tracecraft
 from systems.tracecraft.policies import SaveFacts
@@ -47,8 +49,11 @@ class Adapter:
 
     name = "tracecraft"
 
-    def __init__(self, sim: Simulation, budget: int, drawn: Drawn) -> None:
+    def __init__(
+        self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
+    ) -> None:
         self.sim = sim
+        self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
         self.budget = budget
         self.drawn = drawn
         self.store = MemoryStore()

@@ -15,8 +15,8 @@ T_DF = "tests/test_tracecraft_differential.py"
 T_UT = "tests/test_tracecraft_upstream_texts.py"
 T_CL = "tests/test_claims_registry.py"
 T_SC = "tests/test_scenarios.py"
-CLAIM_FAITHFUL = f"{T_CL}::test_faithful_design_yields_a_counterexample"
-CLAIM_FIXED = f"{T_CL}::test_fixed_variant_holds"
+CLAIM_FAITHFUL = f"{T_CL}::test_direction_comes_out_as_expected"
+CLAIM_FIXED = f"{T_CL}::test_direction_comes_out_as_expected"
 
 OPERATIONS: list[Operation] = [
     Operation("init", ("RT-RTE-init-config", "MEM-OBJ-agent-registration"), "PUT agents/<id>.json once"),
@@ -116,7 +116,7 @@ NOT_MODELED: list[str] = [
     "wall-clock seconds in wait-for's progress line: the remaining time is simulated (whole seconds).",
 ]
 
-RECORDS: dict[str, Coverage] = {
+COVERAGE: dict[str, Coverage] = {
     "MEM-CLM-history-immutability": Coverage(
         (
             "model.Client.memory_set",

@@ -1,0 +1,132 @@
+"""The common harness of every benchmark script: fresh processes, ratios beside their floor, one result file.
+
+Each ``benchmarks/bench_*.py`` measures goals as **ratios against a floor or a fair peer measured in the
+same run** (so the numbers compare across machines), each configuration in a **fresh process**
+(:func:`fresh`: no cache warmed by another configuration), and reports them as :class:`Goal` rows:
+
+    Goal("mb.loop", "MerchantBench loop vs its floor", value=0.41, target=">= 1/3", ok=True,
+         detail="0.073 s vs 0.030 s (median of 5)")
+
+:func:`report` prints the rows as a table and, with ``--json FILE``, writes them for
+``benchmarks/run_all.py``, which runs every script and generates ``docs/benchmarks.md`` (the table, the
+commands and the machine). Timings are wall clock or peak RSS and never asserted by the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Goal:
+    """One measured goal: the ratio (or figure) beside its target and what it was measured against."""
+
+    key: str
+    goal: str
+    value: float
+    target: str
+    ok: bool
+    detail: str = ""
+    unit: str = "x"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def fresh(code: str, *args: str, timeout: float = 3600) -> Any:
+    """Run *code* (a Python snippet whose last printed line is one JSON value) in a fresh interpreter.
+
+    The child starts with no cache warmed by the parent or by another configuration (``sys.argv[1:]`` are
+    *args*); its peak RSS in MB is added as ``_rss_mb`` when the result is a dict.
+    """
+    tail = "\nimport resource as _r\nprint('__RSS__', _r.getrusage(_r.RUSAGE_SELF).ru_maxrss / 1024)\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code) + tail, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark child failed:\n{proc.stderr[-3000:]}")
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    rss = float(lines[-1].split()[1])
+    value = json.loads(lines[-2])
+    if isinstance(value, dict):
+        value["_rss_mb"] = round(rss, 1)
+    return value
+
+
+def median_time(fn: Callable[[], Any], rounds: int = 5) -> float:
+    """The median wall time of *rounds* calls of *fn*, in seconds."""
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], rounds: int = 5) -> dict[str, float]:
+    """Median wall times of several functions timed in interleaved rounds (drift hits all alike)."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+    }
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    """The common command line: ``--json FILE`` and ``--quick``."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--json", type=Path, help="also write the goals as JSON here (for run_all.py)")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    return ap
+
+
+def report(title: str, goals: Sequence[Goal], json_path: Path | None = None, *, command: str = "") -> None:
+    """Print the goals as a table; with *json_path*, write them (and the machine) as JSON."""
+    print(f"\n{title}")
+    width = max((len(g.goal) for g in goals), default=10)
+    for g in goals:
+        value = f"{g.value:,.3g}{g.unit}" if g.unit == "x" else f"{g.value:,.1f} {g.unit}"
+        mark = "ok " if g.ok else "MISS"
+        print(f"  {mark} {g.goal:<{width}}  {value:>12}  target {g.target:<10}  {g.detail}")
+    if json_path is not None:
+        json_path.write_text(
+            json.dumps(
+                {
+                    "title": title,
+                    "command": command or " ".join(sys.argv),
+                    "machine": machine(),
+                    "goals": [asdict(g) for g in goals],
+                },
+                indent=2,
+            )
+            + "\n"
+        )

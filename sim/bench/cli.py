@@ -1,0 +1,85 @@
+"""``memsim bench``: validate every option first, run the sweep, then write its files together."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sim.errors import UsageError
+
+MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
+
+
+def parse_budgets(text: str) -> list[int]:
+    """The ``--budgets`` list, each within [500, 2,000,000] tokens."""
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise UsageError("--budgets is empty")
+    out = []
+    for x in items:
+        try:
+            b = int(x.replace("_", ""))
+        except ValueError as exc:
+            raise UsageError(f"--budgets: {x!r} is not an integer") from exc
+        if not MIN_BUDGET <= b <= MAX_BUDGET:
+            raise UsageError(
+                f"--budgets must be between {MIN_BUDGET:,} and {MAX_BUDGET:,} tokens each, not {b:,}"
+            )
+        out.append(b)
+    if len(set(out)) != len(out):
+        raise UsageError("--budgets lists a window twice")
+    return out
+
+
+def run_cli(
+    *,
+    designs: str | None,
+    budgets: str,
+    seeds: int,
+    steps: int | None,
+    knobs: list[str],
+    workload: Path | None,
+    workers: int,
+    executor: str,
+    scheduler: str | None,
+    out: Path,
+    plots: bool,
+    html: bool,
+    progress: bool,
+) -> list[dict[str, Any]]:
+    """``memsim bench``."""
+    from rich.console import Console
+
+    from sim.bench.executors import run_sweep
+    from sim.bench.metrics import aggregate
+    from sim.bench.outputs import write_outputs
+    from sim.bench.table import render
+    from sim.bench.tasks import parse_designs, tasks_for
+    from sim.outputs import Outputs
+
+    if executor not in ("local", "dask"):
+        raise UsageError(f"unknown executor {executor!r}: expected local or dask")
+    if scheduler and executor != "dask":
+        raise UsageError("--scheduler needs --executor dask")
+    specs = parse_designs(designs, knobs)
+    bl = parse_budgets(budgets)
+    outputs = Outputs()
+    out = outputs.dir(out)
+    workload_file = None
+    if workload is not None:
+        if steps is not None:
+            raise UsageError("--steps does not apply with --workload (the file sets the steps)")
+        from sim.workload import load_workload_file
+
+        load_workload_file(workload)  # validate every line before any cell runs
+        workload_file = str(workload.resolve())
+    workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
+    tasks = tasks_for(specs, bl, seeds, steps, workload_file)
+    rows = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress)
+    with outputs.transaction():
+        paths = write_outputs(rows, out, plots, outputs=outputs, html=html)
+    Console(width=240, highlight=False).print(render(aggregate(rows)))
+    for p in paths:
+        print(f"wrote {p}")
+    return rows

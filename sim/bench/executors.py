@@ -1,0 +1,102 @@
+"""Where a sweep's cells run: in this process, in local worker processes, or on a Dask cluster.
+
+Cells are grouped by seed (then split by budget when there are fewer groups than twice the workers), and
+each group runs in one worker, so a worker generates a seed's workload once and its token caches serve
+every design of that seed. Workers are fresh processes (:mod:`sim.pool`), and Ctrl-C cancels what is
+pending and stops the workers at once. Results come back in task order whatever ran where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sim.bench.metrics import add_relative_recall
+from sim.bench.tasks import Task, run_task
+from sim.errors import UsageError
+
+
+def group_tasks(tasks: list[Task], workers: int) -> list[list[int]]:
+    """Task indices grouped by seed, split by (seed, budget) when that gives the workers too few groups."""
+    by_seed: dict[int, list[int]] = {}
+    for i, t in enumerate(tasks):
+        by_seed.setdefault(t.seed, []).append(i)
+    groups = list(by_seed.values())
+    if len(groups) < 2 * workers:
+        finer: dict[tuple[int, int], list[int]] = {}
+        for i, t in enumerate(tasks):
+            finer.setdefault((t.seed, t.budget), []).append(i)
+        groups = list(finer.values())
+    return groups
+
+
+def _run_group(group: list[tuple[int, Task]]) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, run_task(t)) for i, t in group]
+
+
+def run_sweep(
+    tasks: list[Task],
+    *,
+    workers: int = 1,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Run *tasks* locally (processes) or on Dask; rows in task order, with relative recall set."""
+    from sim.progress import progress_bar
+
+    results: dict[int, dict[str, Any]] = {}
+    with progress_bar("bench", len(tasks), enabled=progress) as (bar, job):
+        if executor == "dask":
+            for i, row in _run_dask(tasks, workers, scheduler):
+                results[i] = row
+                bar.advance(job)
+        elif workers <= 1:
+            for i, t in enumerate(tasks):
+                results[i] = run_task(t)
+                bar.advance(job)
+        else:
+            from sim.pool import ordered_pool
+
+            groups = [[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)]
+            groups.sort(key=len, reverse=True)
+            for done in ordered_pool(_run_group, groups, workers):
+                for i, row in done:
+                    results[i] = row
+                    bar.advance(job)
+    rows = [results[i] for i in range(len(tasks))]
+    add_relative_recall(rows)
+    return rows
+
+
+def _run_dask(tasks: list[Task], workers: int, scheduler: str | None) -> Iterable[tuple[int, dict[str, Any]]]:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:
+        raise UsageError("--executor dask needs the dask extra: pip install 'memsim[dask]'") from exc
+    cluster = None
+    try:
+        if scheduler:
+            client = Client(scheduler, timeout="10s")
+        else:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+            )
+            client = Client(cluster)
+    except (OSError, TimeoutError, ValueError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise UsageError(f"cannot reach the Dask scheduler {scheduler or '(local cluster)'}: {exc}") from exc
+    try:
+        futs = client.map(run_task, tasks, pure=False)
+        index = {f.key: i for i, f in enumerate(futs)}
+        for fut in as_completed(futs):
+            yield index[fut.key], fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

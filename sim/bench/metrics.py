@@ -1,0 +1,125 @@
+"""Streaming metrics of one benchmark cell, relative recall, and the aggregate over seeds.
+
+Per cell: request tokens (mean, p95, max; exact cl100k) and the design's own estimate (mean); requests
+over the provider window; probe recall and recall relative to the oracle's on the same workload and
+budget; durable bytes, bytes written, write amplification (bytes written / observation bytes), storage
+operations; liveness (in the calm tail every request fits the window).
+
+The aggregate over seeds gives means with their spread (min and max across seeds) and labels sums as
+sums (``over_window_sum``, ``requests_sum``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from sim.trace import RequestRecord
+from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
+
+
+def p95(values: Sequence[int]) -> float:
+    """The 95th percentile (nearest rank)."""
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return float(s[min(len(s) - 1, math.ceil(0.95 * len(s)) - 1)])
+
+
+class Metrics:
+    """Streaming metrics of one cell: nothing per request is kept but its two token numbers."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.series: list[list[Any]] = []
+        self.estimates: list[int] = []
+        self.probes = 0
+        self.hits = 0
+        self.calm = 0
+        self.calm_fit = 0
+        self.obs_bytes = 0
+
+    def __call__(self, step: WorkStep, req: ModelRequest, rec: RequestRecord) -> None:
+        self.series.append([step.index, rec.exact_tokens, rec.estimate])
+        if rec.estimate is not None:
+            self.estimates.append(rec.estimate)
+        self.obs_bytes += len(step.observation.encode())
+        if step.probe:
+            self.probes += 1
+            self.hits += step.probe in rec.fact_ids
+        if step.phase == "calm":
+            self.calm += 1
+            self.calm_fit += rec.exact_tokens <= self.budget
+
+    def row(
+        self, cell: dict[str, Any], drawn: Drawn, storage: StorageStats, seconds: float
+    ) -> dict[str, Any]:
+        """The result row of the cell described by *cell* (design, budget, seed, variant, knobs)."""
+        exact = [s[1] for s in self.series]
+        est = self.estimates
+        amplification = round(storage.bytes_written / self.obs_bytes, 3) if self.obs_bytes else 0.0
+        return {
+            **cell,
+            "steps": len(self.series),
+            "requests": len(exact),
+            "tokens_mean": round(sum(exact) / len(exact), 1) if exact else 0.0,
+            "tokens_p95": p95(exact),
+            "tokens_max": max(exact, default=0),
+            "estimate_mean": round(sum(est) / len(est), 1) if est else None,
+            "over_window": sum(1 for x in exact if x > cell["budget"]),
+            "probes": self.probes,
+            "recall": round(self.hits / self.probes, 4) if self.probes else None,
+            "durable_bytes": storage.durable_bytes,
+            "bytes_written": storage.bytes_written,
+            "write_amplification": amplification,
+            "storage_ops": storage.ops,
+            "calm_requests": self.calm,
+            "live": self.calm > 0 and self.calm_fit == self.calm,
+            "seconds": round(seconds, 3),
+            "drawn": json.dumps(asdict(drawn), sort_keys=True),
+            "series": self.series,
+        }
+
+
+def add_relative_recall(rows: list[dict[str, Any]]) -> None:
+    """Set ``recall_vs_oracle`` on every row that has an oracle row for the same budget and seed."""
+    oracle = {(r["budget"], r["seed"]): r["recall"] for r in rows if r["design"] == "oracle"}
+    for r in rows:
+        o = oracle.get((r["budget"], r["seed"]))
+        r["recall_vs_oracle"] = round(r["recall"] / o, 4) if (o and r["recall"] is not None) else None
+
+
+#: Metrics averaged over seeds (with min and max), and those summed.
+MEANS = ("tokens_mean", "tokens_p95", "estimate_mean", "recall", "recall_vs_oracle", "write_amplification",
+         "storage_ops")  # fmt: skip
+SUMS = ("over_window", "requests")
+
+
+def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (design, budget): means over seeds with min and max, sums labelled ``_sum``, liveness."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["design"], r["budget"]), []).append(r)
+
+    def stats(vals: list[Any], digits: int) -> tuple[float | None, float | None, float | None]:
+        v = [x for x in vals if x is not None]
+        if not v:
+            return None, None, None
+        return round(sum(v) / len(v), digits), round(min(v), digits), round(max(v), digits)
+
+    out = []
+    for (d, b), rs in groups.items():
+        row: dict[str, Any] = {"design": d, "budget": b, "seeds": len(rs)}
+        for m in MEANS:
+            digits = 3 if m in ("recall", "recall_vs_oracle", "write_amplification") else 1
+            mean, lo, hi = stats([r[m] for r in rs], digits)
+            row[m], row[f"{m}_min"], row[f"{m}_max"] = mean, lo, hi
+        row["tokens_max"] = max(r["tokens_max"] for r in rs)
+        for m in SUMS:
+            row[f"{m}_sum"] = sum(r[m] for r in rs)
+        row["live"] = all(r["live"] for r in rs)
+        out.append(row)
+    return out

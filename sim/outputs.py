@@ -1,0 +1,182 @@
+"""Atomic outputs: every file memsim writes appears whole under its final name, or not at all.
+
+:class:`Outputs` is the set of files one command writes. Its paths are validated before any work starts
+(:meth:`Outputs.dir` and :meth:`Outputs.file` raise :class:`~sim.errors.UsageError` with one line for an
+output that could never be written: a path under a file, an unwritable directory, a directory where a
+file must go). Each file is first written to a hidden temporary name in its target directory
+(``.NAME.partial-PID``); :meth:`Outputs.commit` renames them all into place at the end, and
+:meth:`Outputs.abort` (on any error or interrupt) removes the temporaries and any directory the command
+created. A process killed with ``kill -9`` can leave a ``.partial`` file, never a file under its final
+name; a trace's completeness marker (:mod:`sim.trace`) makes even that partial file unreadable as a trace.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from sim.errors import UsageError
+
+
+def normalize(path: str | os.PathLike[str]) -> Path:
+    """*path* made absolute with ``..`` folded lexically (``a/../d`` never creates a stray ``a/``)."""
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise UsageError(f"invalid path {text!r}: contains a NUL character")
+    if not text:
+        raise UsageError("empty output path")
+    return Path(os.path.abspath(text))
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path
+    while not p.exists():
+        if p.parent == p:
+            break
+        p = p.parent
+    return p
+
+
+def _probe_writable(directory: Path, shown: str) -> None:
+    try:
+        fd, name = tempfile.mkstemp(prefix=".memsim-probe-", dir=directory)
+    except OSError as exc:
+        raise UsageError(f"cannot write to {shown}: {exc.strerror or exc}") from exc
+    os.close(fd)
+    os.unlink(name)
+
+
+def check_dir(path: str | os.PathLike[str], what: str = "--out") -> Path:
+    """Validate an output directory (it may not exist yet); returns its normalized path."""
+    p = normalize(path)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"{what} {path} exists and is not a directory")
+    base = _nearest_existing(p)
+    if not base.is_dir():
+        raise UsageError(f"{what} {path}: {base} is not a directory")
+    for part in p.relative_to(base).parts:
+        if len(part.encode()) > 255:
+            raise UsageError(f"{what} {path}: a path component is longer than 255 bytes")
+    _probe_writable(base, f"{what} {path}")
+    return p
+
+
+def check_file(path: str | os.PathLike[str], what: str) -> Path:
+    """Validate an output file path (its directory may not exist yet); returns its normalized path."""
+    p = normalize(path)
+    if p.is_dir():
+        raise UsageError(f"{what} {path} is a directory")
+    if len(p.name.encode()) > 240:
+        raise UsageError(f"{what} {path}: the file name is longer than 240 bytes")
+    check_dir(p.parent, what)
+    return p
+
+
+class Outputs:
+    """The files one command writes, committed together at the end (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[Path, Path]] = []  # (temporary, final)
+        self._made_dirs: list[Path] = []
+
+    # -- validation ----------------------------------------------------------------------------------
+    def dir(self, path: str | os.PathLike[str], what: str = "--out") -> Path:
+        """Validate an output directory now; it is created when the first file in it is staged."""
+        return check_dir(path, what)
+
+    def file(self, path: str | os.PathLike[str], what: str) -> Path:
+        """Validate an output file path now."""
+        return check_file(path, what)
+
+    # -- staging -------------------------------------------------------------------------------------
+    def _ensure_dir(self, d: Path) -> None:
+        missing = []
+        p = d
+        while not p.exists():
+            missing.append(p)
+            p = p.parent
+        for m in reversed(missing):
+            m.mkdir()
+            self._made_dirs.append(m)
+
+    def stage(self, final: str | os.PathLike[str]) -> Path:
+        """A temporary path to write *final*'s content to; it is renamed into place by :meth:`commit`."""
+        final = normalize(final)
+        if final.is_dir():
+            raise UsageError(f"{final} is a directory")
+        self._ensure_dir(final.parent)
+        tmp = final.parent / f".{final.name}.partial-{os.getpid()}"
+        if tmp.exists():
+            tmp.unlink()
+        self._pending.append((tmp, final))
+        return tmp
+
+    def write_text(self, final: str | os.PathLike[str], text: str) -> Path:
+        """Stage *text* (UTF-8) for *final*."""
+        tmp = self.stage(final)
+        tmp.write_text(text, encoding="utf-8")
+        return normalize(final)
+
+    def write_bytes(self, final: str | os.PathLike[str], data: bytes) -> Path:
+        """Stage *data* for *final*."""
+        tmp = self.stage(final)
+        tmp.write_bytes(data)
+        return normalize(final)
+
+    def write_with(self, final: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
+        """Stage *final* by calling ``writer(temporary_path)`` (sqlite, matplotlib...)."""
+        writer(self.stage(final))
+        return normalize(final)
+
+    def staged_path(self, final: str | os.PathLike[str]) -> Path:
+        """The temporary path staged for *final* (to read a file back before the commit)."""
+        target = normalize(final)
+        for tmp, f in self._pending:
+            if f == target:
+                return tmp
+        raise KeyError(f"{final} is not staged")
+
+    @property
+    def paths(self) -> list[Path]:
+        """The final paths staged so far."""
+        return [f for _, f in self._pending]
+
+    # -- the end -------------------------------------------------------------------------------------
+    def commit(self) -> list[Path]:
+        """Rename every staged file into place; returns their final paths."""
+        done = []
+        for tmp, final in self._pending:
+            if tmp.exists():
+                os.replace(tmp, final)
+                done.append(final)
+        self._pending = []
+        self._made_dirs = []
+        return done
+
+    def abort(self) -> None:
+        """Remove every staged temporary and every directory this command created (if left empty)."""
+        for tmp, _ in self._pending:
+            try:
+                tmp.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                pass
+        self._pending = []
+        for d in reversed(self._made_dirs):
+            with suppress(OSError):
+                d.rmdir()
+        self._made_dirs = []
+
+    @contextmanager
+    def transaction(self) -> Iterator[Outputs]:
+        """``with outputs.transaction():`` commits on success, aborts on any exception (incl. Ctrl-C)."""
+        try:
+            yield self
+        except BaseException:
+            self.abort()
+            raise
+        self.commit()

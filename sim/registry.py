@@ -1,0 +1,187 @@
+"""The design registry: what a design is, and how memsim finds the installed ones.
+
+A design is a Python package that declares one :class:`Design` value and registers it under the
+``memsim.designs`` entry-point group, e.g. in its ``pyproject.toml``::
+
+    [project.entry-points."memsim.designs"]
+    toy = "toy.design:DESIGN"
+
+memsim registers its own four designs the same way, so nothing in ``sim/`` names a design: every command
+(``bench``, ``claims``, ``doc``, ``run``, ``replay``, ``report``) asks :func:`designs`. A design package
+has the same file set as the built-ins (see DESIGN.md "Adding a design"): ``design.py`` (this
+declaration), ``claims.py`` (``CLAIMS``) and ``adapter.py`` (``Adapter``) are what the registry loads;
+``fidelity.py`` (``OPERATIONS``, ``NOT_MODELED``, ``COVERAGE``) and ``faults.py`` (declared fault points)
+are optional.
+
+Scenarios are found the same way, under ``memsim.scenarios``: an entry point names a scenario module or a
+package of scenario modules (memsim's own ``scenarios`` package is registered as ``builtin``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from types import MappingProxyType, ModuleType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from sim.errors import UsageError
+from sim.variant import Switches
+
+DESIGNS_GROUP = "memsim.designs"
+SCENARIOS_GROUP = "memsim.scenarios"
+
+HOW_TO_ADD = (
+    "add one with `memsim new design NAME --path DIR` and `pip install -e DIR` (DESIGN.md, 'Adding a design')"
+)
+
+
+class NoKnobs(BaseModel):
+    """A design without benchmark knobs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Report:
+    """The analysis report a design models: its title, where it is, and its record IDs."""
+
+    title: str
+    path: str = ""
+    record_ids: tuple[str, ...] = ()
+    analysis_id: str = ""
+
+    @classmethod
+    def from_package(cls, package: str, resource: str = "report.json") -> Report:
+        """The report declared in *package*'s ``report.json`` (title, path, analysis id, record IDs)."""
+        import json
+        from importlib import resources
+
+        data = json.loads(resources.files(package).joinpath(resource).read_text(encoding="utf-8"))
+        return cls(
+            data["title"],
+            data.get("path", ""),
+            tuple(data.get("record_ids", ())),
+            data.get("analysis_id", ""),
+        )
+
+
+@dataclass(frozen=True)
+class Design:
+    """One installed design.
+
+    *package* is the import path of the design package; *adapter*, *claims*, *fidelity* and *faults*
+    name its modules (``module`` or ``module:attribute``, relative to *package*). *knobs* is a pydantic
+    model of the benchmark adapter's tunable settings (types, defaults, bounds; ``--knob NAME.KEY=V``).
+    *demo_scenario* is the scenario ``memsim demo`` shows for it; *markers* maps operation names in its
+    traces to the labels a report's timeline marks them with (compactions, reminders, folds...).
+    *transfer* (``module:function``) replays a saved example on the real system (:mod:`sim.transfer`).
+    """
+
+    name: str
+    package: str
+    title: str
+    report: Report
+    switches: Switches
+    knobs: type[BaseModel] = NoKnobs
+    adapter: str = "adapter:Adapter"
+    claims_module: str = "claims:CLAIMS"
+    fidelity: str = "fidelity"
+    faults: str = "faults"
+    demo_scenario: str = ""
+    transfer: str = ""
+    markers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def _resolve(self, spec: str, default_attr: str | None = None) -> Any:
+        mod_name, _, attr = spec.partition(":")
+        mod = importlib.import_module(f"{self.package}.{mod_name}")
+        attr = attr or (default_attr or "")
+        return getattr(mod, attr) if attr else mod
+
+    def module(self, spec: str) -> ModuleType | None:
+        """The design's module *spec* (relative to its package), or None if it has none."""
+        try:
+            mod: ModuleType = importlib.import_module(f"{self.package}.{spec}")
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and exc.name.startswith(f"{self.package}.{spec}"):
+                return None
+            raise
+        return mod
+
+    def adapter_class(self) -> type:
+        """The benchmark adapter class."""
+        cls: type = self._resolve(self.adapter, "Adapter")
+        return cls
+
+    def claims(self) -> list[Any]:
+        """The design's claims (``CLAIMS`` of its claims module; none if it has no claims module)."""
+        mod_name = self.claims_module.partition(":")[0]
+        if self.module(mod_name) is None:
+            return []
+        return list(self._resolve(self.claims_module, "CLAIMS"))
+
+    def load_faults(self) -> None:
+        """Import the design's fault-point declarations (if it has any)."""
+        self.module(self.faults)
+
+    def parse_knobs(self, values: Mapping[str, Any]) -> BaseModel:
+        """The design's knobs with *values* overriding the defaults; raises :class:`UsageError`."""
+        from pydantic import ValidationError
+
+        try:
+            return self.knobs.model_validate(dict(values))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "knobs"
+            raise UsageError(f"invalid knob {self.name}.{where}: {err['msg']}") from exc
+
+
+def _entry_points(group: str) -> list[Any]:
+    from importlib.metadata import entry_points
+
+    return sorted(entry_points(group=group), key=lambda ep: ep.name)
+
+
+@cache
+def designs() -> Mapping[str, Design]:
+    """Every installed design, by name, in name order."""
+    out: dict[str, Design] = {}
+    for ep in _entry_points(DESIGNS_GROUP):
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise UsageError(
+                f"design {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
+        if callable(obj) and not isinstance(obj, Design):
+            obj = obj()
+        if not isinstance(obj, Design):
+            raise UsageError(f"design entry point {ep.name!r} ({ep.value}) is not a sim.registry.Design")
+        if obj.name != ep.name:
+            raise UsageError(f"design entry point {ep.name!r} declares a design named {obj.name!r}")
+        if ep.name in out:
+            raise UsageError(f"two installed packages register a design named {ep.name!r}")
+        out[ep.name] = obj
+    return MappingProxyType(out)
+
+
+def names() -> list[str]:
+    """The installed designs' names."""
+    return list(designs())
+
+
+def design(name: str) -> Design:
+    """The installed design *name*; an unknown name lists the installed ones and how to add one."""
+    found = designs()
+    if name not in found:
+        have = ", ".join(found) or "(none)"
+        raise UsageError(f"unknown design {name!r}: installed designs are {have}; {HOW_TO_ADD}")
+    return found[name]
+
+
+def scenario_sources() -> list[tuple[str, str]]:
+    """``(entry-point name, module path)`` of every registered scenario module or package."""
+    return [(ep.name, ep.value) for ep in _entry_points(SCENARIOS_GROUP)]

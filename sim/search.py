@@ -1,0 +1,180 @@
+"""The Hypothesis search behind every claim direction, and memsim's profiles.
+
+:func:`find_counterexample` runs ``hypothesis.find`` on a direction that must fail (faithful, off) and
+returns the shrunk example; :func:`check_holds` runs an ordinary ``@given`` property on a direction that
+must hold (fixed, combined). Both use the claim's one strategy. Profiles: ``quick`` (40 examples),
+``ci`` (100, derandomized: the test suite's) and ``thorough`` (1,500, randomized by the search seed).
+
+Hypothesis keeps no example database here (``database=None``) and its home directory is never the
+user's working directory: :func:`use_private_home` points it at a per-user cache directory.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.claims import EXPECT_HOLDS, FAITHFUL, FIXED, Claim, Verdict
+from sim.errors import UsageError
+
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {"max_examples": 40, "derandomize": True},
+    "ci": {"max_examples": 100, "derandomize": True},
+    "thorough": {"max_examples": 1500, "derandomize": False},
+}
+
+
+def use_private_home() -> Path:
+    """Point Hypothesis' home at ``$XDG_CACHE_HOME/memsim/hypothesis`` (never the working directory)."""
+    from hypothesis import configuration
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    home = Path(base) / "memsim" / "hypothesis"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        home = (
+            Path(tempfile.gettempdir()) / f"memsim-hypothesis-{os.getuid() if hasattr(os, 'getuid') else 0}"
+        )
+        home.mkdir(parents=True, exist_ok=True)
+    configuration.set_hypothesis_home_dir(str(home))
+    return home
+
+
+def _common() -> dict[str, Any]:
+    from hypothesis import HealthCheck
+
+    return {
+        "deadline": None,
+        "database": None,
+        "print_blob": False,
+        "suppress_health_check": [
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
+    }
+
+
+def register_profiles() -> None:
+    """Register memsim's Hypothesis profiles (``quick``, ``ci``, ``thorough``) with Hypothesis."""
+    from hypothesis import settings
+
+    for name, kw in PROFILES.items():
+        settings.register_profile(name, **_common(), **kw)
+
+
+def check_profile(profile: str) -> str:
+    """*profile*, if it is one of :data:`PROFILES`; raises :class:`UsageError`."""
+    if profile not in PROFILES:
+        raise UsageError(f"unknown profile {profile!r}: expected one of {', '.join(PROFILES)}")
+    return profile
+
+
+def _settings(profile: str) -> Any:
+    from hypothesis import Phase, settings
+
+    check_profile(profile)
+    return settings(
+        **_common(),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+        **PROFILES[profile],
+    )
+
+
+@dataclass
+class Outcome:
+    """The result of running one claim in one direction: ``passed`` when the direction is as expected."""
+
+    claim: str
+    variant: str
+    passed: bool
+    examples: int
+    seconds: float
+    seed: int
+    example: Any = None
+    summary: str = ""
+    detail: str = ""
+
+
+def find_counterexample(
+    claim: Claim, profile: str = "ci", seed: int = 0, direction: str = FAITHFUL
+) -> Outcome:
+    """Search *direction* (faithful or off) for a counterexample and shrink it; ``passed`` when found."""
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    if EXPECT_HOLDS[direction]:
+        raise ValueError(f"direction {direction} must hold; use check_holds")
+    count = 0
+
+    def violated(example: Any) -> bool:
+        nonlocal count
+        count += 1
+        return not claim.run(example, direction).holds
+
+    use_private_home()
+    t0 = time.perf_counter()
+    try:
+        example = find(claim.strategy(), violated, settings=_settings(profile), random=random.Random(seed))
+    except (NoSuchExample, Unsatisfiable):
+        return Outcome(
+            claim.id, direction, False, count, time.perf_counter() - t0, seed,
+            detail=f"no counterexample found on the {direction} variant",
+        )  # fmt: skip
+    verdict = claim.run(example, direction)
+    return Outcome(
+        claim.id, direction, True, count, time.perf_counter() - t0, seed, example,
+        claim.summarize(example), verdict.detail,
+    )  # fmt: skip
+
+
+def check_holds(claim: Claim, profile: str = "ci", seed: int = 0, direction: str = FIXED) -> Outcome:
+    """Run the same search against *direction* (fixed or combined); ``passed`` when every example holds."""
+    from hypothesis import given
+    from hypothesis import seed as hseed
+
+    if not EXPECT_HOLDS[direction]:
+        raise ValueError(f"direction {direction} must fail; use find_counterexample")
+    count = 0
+    failure: list[tuple[Any, Verdict]] = []
+
+    @_settings(profile)
+    @hseed(seed)
+    @given(claim.strategy())
+    def prop(example: Any) -> None:
+        nonlocal count
+        count += 1
+        verdict = claim.run(example, direction)
+        if not verdict.holds:
+            failure[:] = [(example, verdict)]
+            raise AssertionError(verdict.detail)
+
+    use_private_home()
+    t0 = time.perf_counter()
+    try:
+        prop()
+    except AssertionError:
+        example, verdict = failure[0]
+        return Outcome(
+            claim.id, direction, False, count, time.perf_counter() - t0, seed, example,
+            claim.summarize(example), verdict.detail,
+        )  # fmt: skip
+    return Outcome(claim.id, direction, True, count, time.perf_counter() - t0, seed)
+
+
+def run_direction(claim: Claim, direction: str, profile: str = "ci", seed: int = 0) -> Outcome:
+    """Run *claim* in *direction* with the search that direction needs."""
+    if EXPECT_HOLDS[direction]:
+        return check_holds(claim, profile, seed, direction)
+    return find_counterexample(claim, profile, seed, direction)
+
+
+def check_fixed(claim: Claim, profile: str = "ci", seed: int = 0) -> Outcome:
+    """The fixed direction (kept for callers written before the off and combined directions)."""
+    return check_holds(claim, profile, seed, FIXED)

@@ -1,0 +1,15 @@
+"""RSIAgent's registration: the design memsim's registry loads (``memsim.designs`` entry point)."""
+
+from sim.registry import Design, Report
+from sim.variant import Switches
+from systems.rsiagent.model import COUNTERFACTUALS, FIXES
+
+DESIGN = Design(
+    name="rsiagent",
+    package="systems.rsiagent",
+    title="a phase-gated, audited memory bank with journal snapshots, parallel waves and WORK LOG folding",
+    report=Report.from_package("systems.rsiagent"),
+    switches=Switches("rsiagent", fixes=FIXES, counterfactuals=COUNTERFACTUALS),
+    demo_scenario="rsiagent_wave_conflict",
+    markers={"quarantine": "quarantine", "journal": "journal", "atomic_install_memory": "install"},
+)
