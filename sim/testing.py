@@ -1,0 +1,86 @@
+"""Conformance checks a design's own tests call: the adapter contract, mechanically.
+
+:func:`check_adapter` drives a design's benchmark adapter through a small seeded workload twice and
+returns the list of broken conventions (empty when it conforms), so a test reads::
+
+    def test_adapter_conforms():
+        assert check_adapter("toy") == []
+
+It checks what ``sim.workload.DesignAdapter`` promises: the adapter is built as
+``Adapter(sim, budget, drawn, variant=..., knobs=...)`` for upstream's design and for every-fix-on; its
+``name`` is the design's; it returns one :class:`~sim.workload.ModelRequest` per step with non-empty
+string parts and an integer (or None) estimate; at a probe the question is inside the request; it
+records no requests itself; and the same seed gives the same requests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.engine import Simulation
+from sim.variant import FAITHFUL, Variant
+from sim.workload import ModelRequest, StorageStats, Workload, drive, make_workload
+
+
+def _run(adapter_cls: type, name: str, variant: Variant, knobs: Any, budget: int, workload: Workload,
+         problems: list[str]) -> list[ModelRequest]:  # fmt: skip
+    sim = Simulation(workload.drawn.seed, keep_trace=True)
+    try:
+        adapter = adapter_cls(sim, budget, workload.drawn, variant=variant, knobs=knobs)
+    except TypeError as exc:
+        problems.append(f"Adapter(sim, budget, drawn, *, variant, knobs) failed: {exc}")
+        return []
+    if getattr(adapter, "name", None) != name:
+        problems.append(f"adapter.name is {getattr(adapter, 'name', None)!r}, not the design's name {name!r}")
+    requests: list[ModelRequest] = []
+    recorded_by_adapter = 0
+
+    def on_request(step: Any, req: ModelRequest, rec: Any) -> None:
+        requests.append(req)
+
+    before = len(sim.trace.data.requests)
+    steps = drive(adapter, sim, workload, on_request)
+    recorded_by_adapter = len(sim.trace.data.requests) - before - steps
+    if recorded_by_adapter:
+        problems.append(
+            f"the adapter recorded {recorded_by_adapter} request(s) itself (the harness records them)"
+        )
+    if len(requests) != len(workload):
+        problems.append(f"{len(requests)} requests for {len(workload)} steps (one per step expected)")
+    for step, req in zip(workload.iter_steps(), requests):
+        if not isinstance(req, ModelRequest):
+            problems.append(f"step {step.index}: step() returned {type(req).__name__}, not ModelRequest")
+            break
+        if not req.parts or not all(isinstance(p, str) for p in req.parts):
+            problems.append(f"step {step.index}: the request has no parts, or a part that is not a string")
+            break
+        if req.estimate is not None and (not isinstance(req.estimate, int) or req.estimate < 0):
+            problems.append(f"step {step.index}: estimate {req.estimate!r} is neither None nor an int >= 0")
+            break
+        if step.probe and not any(step.question in p for p in req.parts):
+            problems.append(f"step {step.index}: the probe question is not inside the request")
+            break
+    storage = adapter.storage()
+    if not isinstance(storage, StorageStats):
+        problems.append(f"storage() returned {type(storage).__name__}, not StorageStats")
+    sim.close()
+    return requests
+
+
+def check_adapter(design: str, *, budget: int = 6000, seed: int = 1, steps: int = 24) -> list[str]:
+    """The broken adapter conventions of the installed design *design* (empty: it conforms)."""
+    from sim.registry import design as lookup
+
+    d = lookup(design)
+    cls = d.adapter_class()
+    knobs = d.parse_knobs({})
+    problems: list[str] = []
+    workload = make_workload(seed, steps)
+    for variant in (FAITHFUL, d.switches.all_fixes()):
+        first = _run(cls, d.name, variant, knobs, budget, workload, problems)
+        second = _run(cls, d.name, variant, knobs, budget, make_workload(seed, steps), problems)
+        if first != second:
+            problems.append(f"{variant.label()}: the same seed gave different requests")
+        if problems:
+            break
+    return problems
