@@ -216,5 +216,6 @@ def update_readme(text: str) -> str:
         pattern = re.compile(rf"<!-- memsim:{name} -->\n(?:.*?\n)?<!-- /memsim:{name} -->", re.DOTALL)
         if not pattern.search(text):
             raise ValueError(f"README has no generated block {name!r}")
-        text = pattern.sub(lambda _m, n=name, b=body: BLOCK.format(name=n, body=b), text)
+        block = BLOCK.format(name=name, body=body)
+        text = pattern.sub(lambda _m: block, text)  # noqa: B023 - used at once, inside this iteration
     return text

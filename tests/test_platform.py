@@ -52,13 +52,13 @@ def toy(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             "--target",
             str(site),
             str(base / "src"),
-        ],  # fmt: skip
+        ],
         capture_output=True,
         text=True,
     )
     assert pip.returncode == 0, pip.stderr[-2000:]
-    return {"PYTHONPATH": os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),
-            "SRC": str(base / "src")}  # fmt: skip
+    path = os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {"PYTHONPATH": path, "SRC": str(base / "src")}
 
 
 @pytest.mark.slow
@@ -69,8 +69,8 @@ def test_a_new_design_runs_everywhere_with_no_edit_to_memsim(toy: dict[str, str]
     doc = memsim("doc", "systems", env=env)
     claims = memsim("claims", "--system", "toy", "--json", str(tmp_path / "c.json"), env=env)
     run = memsim("run", "toy_eviction", "--out", str(tmp_path / "run"), env=env)
-    bench = memsim("bench", "--designs", "toy,toy:fixed", "--seeds", "1", "--steps", "20", "--budgets", "4000",
-                   "--out", str(tmp_path / "b"), "--no-plots", env=env)  # fmt: skip
+    sweep = ["--seeds", "1", "--steps", "20", "--budgets", "4000", "--out", str(tmp_path / "b"), "--no-plots"]
+    bench = memsim("bench", "--designs", "toy,toy:fixed", *sweep, env=env)
 
     assert doc.returncode == 0 and "toy: toy: a plain last-K-tokens context buffer" in doc.stdout
     assert claims.returncode == 0, claims.stdout[-2000:] + claims.stderr
@@ -205,8 +205,8 @@ def test_bench_runs_variants_knobs_and_a_user_workload(tmp_path: Path) -> None:
         {"observation": "calm", "phase": "calm"},
     ]
     w = _workload(tmp_path / "w.jsonl", lines)
-    args = ["bench", "--designs", f"{d.name},{d.name}:fixed", "--workload", str(w), "--seeds", "1", "--budgets", "4000",
-            "--out", str(tmp_path / "b"), "--no-plots"]  # fmt: skip
+    args = ["bench", "--designs", f"{d.name},{d.name}:fixed", "--workload", str(w), "--seeds", "1"]
+    args += ["--budgets", "4000", "--out", str(tmp_path / "b"), "--no-plots"]
     if knob is not None:
         default = d.knobs.model_fields[knob].default
         args += ["--knob", f"{d.name}.{knob}={json.dumps(default)}"]
@@ -257,8 +257,9 @@ def test_a_bad_workload_file_is_one_line_numbered_error(
         ("{d}", "{d}", "--knob takes DESIGN.KEY=VALUE"),
     ],
 )
-def test_bad_designs_and_knobs_are_one_line_errors(tmp_path: Path, designs_arg: str, knob: str | None,
-                                                   message: str) -> None:  # fmt: skip
+def test_bad_designs_and_knobs_are_one_line_errors(
+    tmp_path: Path, designs_arg: str, knob: str | None, message: str
+) -> None:
     d = next(iter(designs()))
     args = ["bench", "--designs", designs_arg.format(d=d), "--out", str(tmp_path / "b")]
     if knob:
