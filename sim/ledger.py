@@ -73,7 +73,8 @@ class Row:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON row: records as a list, ``<direction>_ok`` flags and each direction's example."""
-        out: dict[str, Any] = {k: v for k, v in asdict(self).items() if k != "directions"}
+        out: dict[str, Any] = {k: v for k, v in asdict(self).items() if k not in ("directions", "off")}
+        out["off_switches"] = list(self.off)  # "off" is the off direction's result below
         for name in cl.DIRECTIONS:
             d = self.directions.get(name)
             out[f"{name}_ok"] = bool(d and d.ok)

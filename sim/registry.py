@@ -79,6 +79,7 @@ class Design:
     *demo_scenario* is the scenario ``memsim demo`` shows for it; *markers* maps operation names in its
     traces to the labels a report's timeline marks them with (compactions, reminders, folds...).
     *transfer* (``module:function``) replays a saved example on the real system (:mod:`sim.transfer`).
+    *colour* (``#rrggbb``) is the design's colour in every plot and report (default: from its name).
     """
 
     name: str
@@ -93,6 +94,7 @@ class Design:
     faults: str = "faults"
     demo_scenario: str = ""
     transfer: str = ""
+    colour: str = ""
     markers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def _resolve(self, spec: str, default_attr: str | None = None) -> Any:

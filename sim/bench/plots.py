@@ -10,19 +10,24 @@ from typing import Any
 
 from sim.outputs import Outputs
 
-#: A colour-blind-safe palette (Okabe-Ito, then Tableau), indexed by a stable hash of the design label.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
-           "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF")  # fmt: skip
+#: Colours for designs that declare none (``Design.colour``), by a stable hash of the design's name.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C564B", "#BCBD22",
+           "#17BECF", "#9467BD")  # fmt: skip
 ORACLE_COLOUR = "#444444"
 
 
 def colour(label: str) -> str:
-    """The colour of a design label: the same in every run, plot and report."""
+    """The colour of a design label: its design's declared colour (or one from its name), the same in
+    every run, plot and report whatever other designs run beside it; variants share it and draw dashed."""
     if label == "oracle":
         return ORACLE_COLOUR
     base = label.split(":", 1)[0]
-    i = int(hashlib.sha256(base.encode()).hexdigest(), 16) % (len(PALETTE) - 1)
-    return PALETTE[i] if ":" not in label else PALETTE[(i + 6) % len(PALETTE)]
+    from sim.registry import designs
+
+    declared = designs().get(base)
+    if declared is not None and declared.colour:
+        return declared.colour
+    return PALETTE[int(hashlib.sha256(base.encode()).hexdigest(), 16) % len(PALETTE)]
 
 
 def style(label: str) -> dict[str, Any]:
