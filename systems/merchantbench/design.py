@@ -11,7 +11,6 @@ DESIGN = Design(
     "(160k trigger, 30k keep)",
     report=Report.from_package("systems.merchantbench"),
     switches=Switches("merchantbench", fixes=FIXES),
-    colour="#0072B2",
     demo_scenario="merchantbench_suffix_eviction",
     markers={"compaction_trigger": "reminder", "compact": "compaction", "force_end_of_step": "forced end"},
 )

@@ -11,7 +11,6 @@ DESIGN = Design(
     "whole index)",
     report=Report.from_package("systems.nemsy"),
     switches=Switches("nemsy", fixes=FIXES),
-    colour="#E69F00",
     demo_scenario="nemsy_recency_window",
     markers={"ingest": "ingest", "chat_trim": "chat trim", "_archive_query_result": "archive"},
 )

@@ -10,7 +10,6 @@ DESIGN = Design(
     title="a phase-gated, audited memory bank with journal snapshots, parallel waves and WORK LOG folding",
     report=Report.from_package("systems.rsiagent"),
     switches=Switches("rsiagent", fixes=FIXES, counterfactuals=COUNTERFACTUALS),
-    colour="#009E73",
     demo_scenario="rsiagent_wave_conflict",
     markers={"quarantine": "quarantine", "journal": "journal", "atomic_install_memory": "install"},
 )

@@ -11,7 +11,6 @@ DESIGN = Design(
     "cursors, claims and handoffs, transcript mirroring",
     report=Report.from_package("systems.tracecraft"),
     switches=Switches("tracecraft", fixes=FIXES),
-    colour="#CC79A7",
     demo_scenario="tracecraft_cursor_reuse",
     markers={"send": "mail sent", "inbox": "inbox", "claim": "claim", "mirror": "mirror"},
 )
