@@ -21,7 +21,7 @@ from sim.report.runview import FAULT_PHASES, LANE_BINS, LINE_KEYS, Request, RunV
 #: A notable operation's position: (agent, seq, time, op, phase).
 Mark = tuple[str, int, float, str, str]
 
-MAX_COLUMNS = 360
+MAX_COLUMNS = 240
 #: The widest a column gets (a short run's chart is narrower rather than a few huge bars).
 MAX_BAR = 44
 #: Requests per timeline up to which each is drawn as a separate bar (a gap between bars).
@@ -216,7 +216,7 @@ def timeline(
     def X(c: float) -> float:
         return PLOT_LEFT + c * cw
 
-    rugs = _rugs(reqs, per, marks, markers, mark_colours(markers), X)
+    rugs, marked = _rugs(reqs, per, marks, markers, mark_colours(markers), X)
     top = 10 + len(rugs) * RUG_H + (8 if rugs else 6)
     bottom = top + PLOT_H
     for i, r in enumerate(rugs):
@@ -318,7 +318,8 @@ def timeline(
         facts_top=facts_top, facts_bottom=facts_top + FACTS_H, height=facts_top + FACTS_H + 22,
         bands=bands, lines=lines, rugs=rugs, probes=probes,
         columns=[
-            Column(_f(X(c)), _f(cw), _column_title(agent, per, c, col, reps[c])) for c, col in enumerate(cols)
+            Column(_f(X(c)), _f(cw), _column_title(agent, per, c, col, reps[c], marked.get(c, Counter())))
+            for c, col in enumerate(cols)
         ],
         y_ticks=[(_f(Y(v)), compact(v)) for v in ticks],
         x_ticks=[(_f(X((i - 0.5) / per)), num(i)) for i in index_ticks],
@@ -327,40 +328,48 @@ def timeline(
     )  # fmt: skip
 
 
-def _column_title(agent: str, per: int, c: int, col: list[Request], rep: Request) -> str:
+def _column_title(
+    agent: str, per: int, c: int, col: list[Request], rep: Request, marked: Counter[str]
+) -> str:
+    """A column's hover text, kept short (a long run has hundreds of columns)."""
     first = c * per + 1
     head = (
         f"request {first:,}"
         if len(col) == 1
-        else f"requests {first:,}–{first + len(col) - 1:,} (the largest shown)"
+        else f"requests {first:,}–{first + len(col) - 1:,} (largest shown)"
     )
     when = f"t={seconds(col[0].time)}" + (f"–{seconds(col[-1].time)}" if col[-1].time != col[0].time else "")
-    parts = [
-        f"{agent} · {head} · {when} · seq {rep.seq}",
-        f"{rep.route}: {rep.exact:,} tokens (exact cl100k)"
-        + (f", design's estimate {rep.estimate:,}" if rep.estimate is not None else ""),
-    ]
+    est = f" (estimate {rep.estimate:,})" if rep.estimate is not None else ""
+    parts = [f"{agent} · {head} · {when}", f"{rep.exact:,} tokens{est}"]
     if rep.kinds:
-        parts.append(
-            " · ".join(f"{k} {v:,}" for k, v in sorted(rep.kinds.items(), key=lambda kv: kind_order(kv[0])))
+        parts[-1] += ": " + ", ".join(
+            f"{k} {v:,}" for k, v in sorted(rep.kinds.items(), key=lambda kv: kind_order(kv[0]))
         )
     gone = sum(r.dropped for r in col)
-    parts.append(
-        f"{rep.facts:,} facts in it" + (f"; {gone:,} facts left since the previous request" if gone else "")
-    )
-    parts.extend(f"{k} {v:,}" for k, v in sorted(rep.lines.items()))
+    line = f"{rep.facts:,} facts" + (f", {gone:,} gone since the previous" if gone else "")
     need = sum(r.probe[1] for r in col if r.probe)
     if need:
-        parts.append(f"probe: {sum(r.probe[0] for r in col if r.probe)} of {need} needed facts present")
+        line += f" · probe {sum(r.probe[0] for r in col if r.probe)}/{need} present"
+    parts.append(line)
+    if rep.lines:
+        parts.append(" · ".join(f"{k} {v:,}" for k, v in sorted(rep.lines.items())))
+    if marked:
+        parts.append("marked before it: " + ", ".join(f"{n:,} × {k}" for k, n in sorted(marked.items())))
     return "\n".join(parts)
 
 
+#: Rug rows with at most this many cells give each cell its own hover text (else the columns carry it).
+CELL_TITLES = 60
+
+
 def _rugs(reqs: list[Request], per: int, marks: list[Mark], markers: dict[str, str], colours: dict[str, str],
-          X: Callable[[float], float]) -> list[Rug]:  # fmt: skip
-    """Rug rows: per label, how many marks fall before each column (between the requests around them)."""
+          X: Callable[[float], float]) -> tuple[list[Rug], dict[int, Counter[str]]]:  # fmt: skip
+    """Rug rows: per label, how many marks fall before each column (between the requests around them);
+    and per column, the marks counted by label (for the column's hover text)."""
     seqs = [r.seq for r in reqs]
     n_cols = math.ceil(len(reqs) / per)
     rows: dict[tuple[int, str, str], dict[int, list[float]]] = {}
+    per_cell: dict[int, Counter[str]] = {}
     for _, seq, t, op, phase in marks:
         boundary = bisect.bisect_left(seqs, seq)  # the mark comes before request #boundary (0-based)
         cell = min(n_cols, math.ceil(boundary / per))
@@ -371,6 +380,7 @@ def _rugs(reqs: list[Request], per: int, marks: list[Mark], markers: dict[str, s
         c = rows.setdefault(key, {}).setdefault(cell, [0, t, t])
         c[0] += 1
         c[2] = t
+        per_cell.setdefault(cell, Counter())[key[2]] += 1
     total_marks = sum(int(v[0]) for cells in rows.values() for v in cells.values())
     cw = X(1) - X(0)
     w = max(2.0, min(cw * 0.8, 8.0))
@@ -385,9 +395,8 @@ def _rugs(reqs: list[Request], per: int, marks: list[Mark], markers: dict[str, s
             where = f"before request {cell * per + 1:,}" if cell < n_cols else f"after request {len(reqs):,}"
             when = f"t={seconds(t0)}" + (f"–{seconds(t1)}" if t1 != t0 else "")
             opacity = 0.35 + 0.65 * count / most
-            drawn.append(
-                (_f(X(cell) - w / 2), _f(w), f"{opacity:.2f}", f"{label} ×{int(count):,} {where} ({when})")
-            )
+            title = f"{label} ×{int(count):,} {where} ({when})" if len(cells) <= CELL_TITLES else ""
+            drawn.append((_f(X(cell) - w / 2), _f(w), f"{opacity:.2f}", title))
         guides = (
             tuple(_f(X(cell)) for cell in sorted(cells))
             if shape == "crash" or total_marks <= GUIDE_LIMIT
@@ -396,7 +405,7 @@ def _rugs(reqs: list[Request], per: int, marks: list[Mark], markers: dict[str, s
         out.append(
             Rug(label, shape, colour, "", tuple(drawn), int(sum(v[0] for v in cells.values())), guides)
         )
-    return out
+    return out, per_cell
 
 
 # -- swim lanes ---------------------------------------------------------------------------------------------

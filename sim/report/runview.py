@@ -37,6 +37,9 @@ DETAIL_CHARS = 240
 #: Request detail keys drawn as horizontal lines on the context-window timeline (also read from params).
 LINE_KEYS = ("window", "trigger", "budget")
 FAULT_PHASES = ("crash", "fail")
+#: How the page names records written without an agent.
+NO_AGENT = "(no agent)"
+_AGENT = f"CASE WHEN agent = '' THEN '{NO_AGENT}' ELSE agent END"
 
 
 @dataclass
@@ -165,6 +168,16 @@ def _markers(systems: list[str]) -> dict[str, str]:
     return out
 
 
+def _decoded(meta: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in meta.items():
+        try:
+            out[k] = json.loads(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
 def _int_lines(values: dict[str, Any]) -> dict[str, int]:
     return {
         k: int(v)
@@ -198,9 +211,9 @@ def read_run(path: Path) -> RunView:
 def _reduce(conn: sqlite3.Connection, path: str, meta: dict[str, str]) -> RunView:
     first: dict[str, int] = {}
     agent_ops: dict[str, int] = {}
-    for agent, n, s in conn.execute("SELECT agent, count(*), min(seq) FROM ops GROUP BY agent"):
+    for agent, n, s in conn.execute(f"SELECT {_AGENT}, count(*), min(seq) FROM ops GROUP BY 1"):
         first[agent], agent_ops[agent] = s, n
-    for agent, s in conn.execute("SELECT agent, min(seq) FROM requests GROUP BY agent"):
+    for agent, s in conn.execute(f"SELECT {_AGENT}, min(seq) FROM requests GROUP BY 1"):
         first[agent] = min(s, first.get(agent, s))
     agents = sorted(first, key=lambda a: (first[a], a))
     op_names = [(str(o), int(n)) for o, n in conn.execute("SELECT op, count(*) FROM ops GROUP BY op")]
@@ -232,7 +245,7 @@ def _reduce(conn: sqlite3.Connection, path: str, meta: dict[str, str]) -> RunVie
         agents=agents,
         agent_ops=agent_ops,
         op_names=op_names,
-        params_lines=_int_lines(params),
+        params_lines=_int_lines(params) or _int_lines(_decoded(meta)),
     )
     small = op_total + request_total <= LANE_POINTS
     _read_requests(conn, view, small)
@@ -262,7 +275,7 @@ def _read_requests(conn: sqlite3.Connection, view: RunView, small: bool) -> None
     previous: dict[tuple[str, str], FactSet] = {}
     drops: list[Drop] = []
     for seq, t, agent, route, exact, est, facts_text, needed_text, detail_text in conn.execute(
-        "SELECT seq, time, agent, route, exact_tokens, estimate, facts, needed, detail FROM requests"
+        f"SELECT seq, time, {_AGENT}, route, exact_tokens, estimate, facts, needed, detail FROM requests"
         " ORDER BY seq"
     ):
         facts = FactSet.parse(facts_text)
@@ -313,7 +326,7 @@ def _read_ops(conn: sqlite3.Connection, view: RunView, small: bool) -> None:
     listed_all = view.op_total <= MAX_LISTED_OPS
     view.listed_all = listed_all
     for seq, t, agent, op, phase, detail in conn.execute(
-        "SELECT seq, time, agent, op, phase, detail FROM ops ORDER BY seq"
+        f"SELECT seq, time, {_AGENT}, op, phase, detail FROM ops ORDER BY seq"
     ):
         key = (agent, op, phase)
         c = view.counts.get(key)
