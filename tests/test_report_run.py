@@ -81,7 +81,7 @@ def test_a_real_scenario_page_shows_its_timeline_lanes_and_meta(tmp_path: Path) 
     assert page.count('<svg class="chart timeline"') >= 1 and 'data-route="wiki.query"' in page
     assert '<svg class="chart lanes"' in page
     meta = page[page.index('id="meta-table"') :]
-    assert "<th>seed</th><td><span class=\"mono\">11</span>" in meta
+    assert '<th>seed</th><td><span class="mono">11</span>' in meta
     assert "<th>memsim_version</th>" in meta and "<th>store</th>" in meta and "<th>params</th>" in meta
     assert "Marked:" in page and "ingest" in page  # Nemsy's declared markers are named
 
@@ -95,7 +95,9 @@ def test_a_crash_is_marked_in_the_findings_the_lanes_and_the_listing(tmp_path: P
     page = render_run(trace)
 
     assert f"Faults: {fault}; 1 crash record (crash in act by agent_0" in page
-    assert re.search(r'<path d="M[\d.]+ [\d.]+l7 9l-7 9l-7 -9z" fill="#000000"><title>agent_0 · act \(crash\)', page)
+    assert re.search(
+        r'<path d="M[\d.]+ [\d.]+l7 9l-7 9l-7 -9z" fill="#000000"><title>agent_0 · act \(crash\)', page
+    )
     assert '<tr class="bad"><td class="n">508</td>' in page
 
 
@@ -105,7 +107,11 @@ def test_every_element_of_a_labelled_trace_is_drawn(tmp_path: Path) -> None:
 
     for kind in ("system", "tools", "memory", "message"):
         assert f'data-kind="{kind}"' in page
-    assert ">window 8,000</text>" in page and ">trigger 6,000</text>" in page and ">design&#39;s estimate</text>" in page
+    assert (
+        ">window 8,000</text>" in page
+        and ">trigger 6,000</text>" in page
+        and ">design&#39;s estimate</text>" in page
+    )
     assert '<g class="probe hit">' in page and '<g class="probe miss">' in page
     assert ">compaction (2)</text>" in page and ">reminder (2)</text>" in page
     assert 'class="rug crash"' in page and 'class="rug fail"' in page
@@ -178,8 +184,9 @@ def test_render_any_dispatches_and_refuses_other_files(tmp_path: Path) -> None:
     unfinished = Trace(tmp_path / "half.db", keep=False)
     unfinished.op("merchantbench", "act")
     unfinished.close(complete=False)
-    for name, error in (("notes.txt", UsageError), ("x.json", UsageError), ("bad.json", UsageError),
-                        ("half.db", TraceError), ("missing.db", UsageError), ("empty", UsageError)):  # fmt: skip
+    cases = [("notes.txt", UsageError), ("x.json", UsageError), ("bad.json", UsageError),
+             ("half.db", TraceError), ("missing.db", UsageError), ("empty", UsageError)]  # fmt: skip
+    for name, error in cases:
         if name == "empty":
             (tmp_path / "empty").mkdir()
         with pytest.raises(error) as info:

@@ -252,6 +252,12 @@ def render_bench(out_dir: Path) -> str:
         try:
             rows = _rows(conn, "results")
             agg = _rows(conn, "aggregate")
+            steps = {
+                (d, b, sd): n
+                for d, b, sd, n in conn.execute(
+                    "SELECT design, budget, seed, count(*) FROM series GROUP BY 1, 2, 3"
+                )
+            }
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
@@ -262,6 +268,7 @@ def render_bench(out_dir: Path) -> str:
         a["live"] = bool(a.get("live"))
     for r in rows:
         r["live"] = bool(r.get("live"))
+        r["steps"] = steps.get((r["design"], r["budget"], r["seed"]))
     images = {}
     for p in sorted(out_dir.glob("*.png")):
         if p.is_file() and p.stat().st_size <= MAX_IMAGE_BYTES:
