@@ -1,4 +1,4 @@
-"""The run page's pictures as geometry: the context-window timeline per agent and route, and the lanes.
+"""The run page's pictures as geometry: the context-window timeline of each agent, and the swim lanes.
 
 Everything here is numbers and short path strings; the templates turn them into SVG elements. A timeline
 has at most :data:`MAX_COLUMNS` columns: a longer run is bucketed, and each column then shows the largest
@@ -26,7 +26,7 @@ MAX_COLUMNS = 240
 MAX_BAR = 44
 #: Requests per timeline up to which each is drawn as a separate bar (a gap between bars).
 BAR_LIMIT = 60
-#: Timelines drawn (the (agent, route) pairs with the most requests; the rest are listed).
+#: Timelines drawn (the agents with the most requests; the rest are listed).
 MAX_TIMELINES = 8
 #: Marks per timeline up to which each also gets a guide line across the plot.
 GUIDE_LIMIT = 30
@@ -134,10 +134,11 @@ class Column:
 
 @dataclass
 class Timeline:
-    """One agent's requests on one route: stacked tokens by kind, lines, rugs, probes, fact counts."""
+    """One agent's requests: stacked tokens by kind, lines, rugs, probes, fact counts, routes."""
 
     agent: str
-    route: str
+    routes: list[tuple[str, str, int]]  # (route, colour, requests)
+    route_strip: list[tuple[str, str, str, str]]  # (x, w, colour, route) when the agent has several routes
     requests: int
     per_column: int
     right: str
@@ -159,6 +160,7 @@ class Timeline:
     peak: int
     peak_time: float
     labelled: bool
+    has_facts: bool = True
 
 
 def _step(vals: list[float | None], X: Callable[[float], float], Y: Callable[[float], float]) -> str:
@@ -202,10 +204,11 @@ def spread(ys: list[float], gap: float = 12.0) -> list[float]:
     return out
 
 
-def timeline(
-    agent: str, route: str, reqs: list[Request], marks: list[Mark], markers: dict[str, str]
-) -> Timeline:
-    """The timeline of *agent*'s requests on *route*, with the agent's notable operations *marks*."""
+ROUTE_PALETTE = ("#4E79A7", "#F28E2B", "#59A14F", "#B07AA1", "#76B7B2", "#EDC948", "#FF9DA7", "#9C755F")
+
+
+def timeline(agent: str, reqs: list[Request], marks: list[Mark], markers: dict[str, str]) -> Timeline:
+    """The timeline of *agent*'s requests (in seq order, all routes), with its notable operations *marks*."""
     per = max(1, math.ceil(len(reqs) / MAX_COLUMNS))
     cols = [reqs[i : i + per] for i in range(0, len(reqs), per)]
     reps = [max(c, key=lambda r: (r.exact, -r.seq)) for c in cols]
@@ -218,7 +221,18 @@ def timeline(
 
     rugs, marked = _rugs(reqs, per, marks, markers, mark_colours(markers), X)
     top = 10 + len(rugs) * RUG_H + (8 if rugs else 6)
-    bottom = top + PLOT_H
+    plot_h = PLOT_H if n > 12 else PLOT_H * 2 // 3
+    bottom = top + plot_h
+    counts = Counter(r.route for r in reqs)
+    route_colour = {r: ROUTE_PALETTE[i % len(ROUTE_PALETTE)] for i, r in enumerate(sorted(counts))}
+    routes = [(r, route_colour[r], counts[r]) for r in sorted(counts, key=lambda r: (-counts[r], r))]
+    strip: list[tuple[str, str, str, str]] = []
+    if len(counts) > 1:
+        c0 = 0
+        for c in range(1, n + 1):
+            if c == n or reps[c].route != reps[c0].route:
+                strip.append((_f(X(c0)), _f(X(c) - X(c0)), route_colour[reps[c0].route], reps[c0].route))
+                c0 = c
     for i, r in enumerate(rugs):
         rugs[i] = Rug(r.label, r.shape, r.colour, str(10 + i * RUG_H), r.cells, r.total, r.guides)
 
@@ -235,7 +249,7 @@ def timeline(
     y_max = max(ticks[-1], peak * 1.06)
 
     def Y(v: float) -> float:
-        return top + PLOT_H * (1 - v / y_max)
+        return top + plot_h * (1 - v / y_max)
 
     bands: list[Band] = []
     below = [0] * n
@@ -293,7 +307,8 @@ def timeline(
             title = f"probe{many}: {hits} of {need} needed facts present"
             probes.append(Probe(_f(X(c + 0.5)), _f(Y(reps[c].exact) - 8), hits == need, title))
 
-    facts_top = bottom + GAP
+    has_facts = any(r.facts or r.dropped for r in reqs)
+    facts_top = bottom + GAP if has_facts else bottom + 8
     f_max = max([r.facts for r in reps] + [sum(r.dropped for r in c) for c in cols] + [1])
     f_ticks = nice_ticks(0, f_max, 2)
     f_scale = max(f_ticks[-1], f_max)
@@ -314,8 +329,9 @@ def timeline(
     index_ticks = [int(v) for v in nice_ticks(1, len(reqs), 6) if v >= 1 and v == int(v)] or [1]
     peak_req = max(reqs, key=lambda r: (r.exact, -r.seq))
     return Timeline(
-        agent=agent, route=route, requests=len(reqs), per_column=per, right=_f(right), top=top, bottom=bottom,
-        facts_top=facts_top, facts_bottom=facts_top + FACTS_H, height=facts_top + FACTS_H + 22,
+        agent=agent, routes=routes, route_strip=strip, requests=len(reqs), per_column=per, right=_f(right),
+        top=top, bottom=bottom, facts_top=facts_top, facts_bottom=facts_top + (FACTS_H if has_facts else 0),
+        height=facts_top + (FACTS_H + 22 if has_facts else 16), has_facts=has_facts,
         bands=bands, lines=lines, rugs=rugs, probes=probes,
         columns=[
             Column(_f(X(c)), _f(cw), _column_title(agent, per, c, col, reps[c], marked.get(c, Counter())))
@@ -340,7 +356,7 @@ def _column_title(
     )
     when = f"t={seconds(col[0].time)}" + (f"–{seconds(col[-1].time)}" if col[-1].time != col[0].time else "")
     est = f" (estimate {rep.estimate:,})" if rep.estimate is not None else ""
-    parts = [f"{agent} · {head} · {when}", f"{rep.exact:,} tokens{est}"]
+    parts = [f"{agent} · {head} · {when}", f"{rep.route}: {rep.exact:,} tokens{est}"]
     if rep.kinds:
         parts[-1] += ": " + ", ".join(
             f"{k} {v:,}" for k, v in sorted(rep.kinds.items(), key=lambda kv: kind_order(kv[0]))

@@ -173,15 +173,19 @@ def context(view: RunView) -> dict[str, Any]:
     """The template context of *view*."""
     title, systems = _titles(view)
     order = {a: i for i, a in enumerate(view.agents)}
-    keys = sorted(view.requests, key=lambda k: (-len(view.requests[k]), order[k[0]], k[1]))
-    drawn = sorted(keys[: charts.MAX_TIMELINES], key=lambda k: (order[k[0]], k[1]))
+    per_agent: dict[str, list[Any]] = {}
+    for (agent, _), reqs in view.requests.items():
+        per_agent.setdefault(agent, []).extend(reqs)
+    for reqs in per_agent.values():
+        reqs.sort(key=lambda r: r.seq)
+    keys = sorted(per_agent, key=lambda a: (-len(per_agent[a]), order[a]))
     timelines = []
-    for agent, route in drawn:
+    for agent in sorted(keys[: charts.MAX_TIMELINES], key=lambda a: order[a]):
         marks = [m for m in view.marks if m[0] == agent]
-        timelines.append(charts.timeline(agent, route, view.requests[(agent, route)], marks, view.markers))
+        timelines.append(charts.timeline(agent, per_agent[agent], marks, view.markers))
     undrawn = [
-        (a, r, len(view.requests[(a, r)]), max(q.exact for q in view.requests[(a, r)]))
-        for a, r in sorted(keys[charts.MAX_TIMELINES :], key=lambda k: (order[k[0]], k[1]))
+        (a, len(per_agent[a]), max(q.exact for q in per_agent[a]))
+        for a in sorted(keys[charts.MAX_TIMELINES :], key=lambda a: order[a])
     ]
     kinds: dict[str, tuple[str, int]] = {}
     for t in timelines:
@@ -191,7 +195,7 @@ def context(view: RunView) -> dict[str, Any]:
     line_legend: dict[str, tuple[str, bool]] = {}
     for t in timelines:
         for ln in t.lines:
-            line_legend[ln.key if not ln.dashed else ln.label] = (ln.colour, ln.dashed)
+            line_legend[ln.label if ln.dashed else ln.label.rsplit(" ", 1)[0]] = (ln.colour, ln.dashed)
     counts = sorted(
         ((a, o, p, int(c[0]), c[1], c[2]) for (a, o, p), c in view.counts.items()),
         key=lambda r: (order.get(r[0], 0), r[1], r[2]),
