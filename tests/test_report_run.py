@@ -118,6 +118,21 @@ def test_every_element_of_a_labelled_trace_is_drawn(tmp_path: Path) -> None:
     # agent_0 needs the newest fact (present); the other needs FACT-0001, which leaves after step 20
     assert "16 probes needed 16 facts: 10 present, 6 missing (first miss: FACT-0001 at t=29 s" in page
     assert "<h3>Largest fact drops</h3>" in page
+    assert '<g class="raster-row" data-fact="FACT-0001">' in page  # the needed facts, request by request
+    assert "FACT-0001: missing at the probe (t=29 s)" in page
+
+
+def test_probe_scores_agree_with_the_benchmark_metrics(tmp_path: Path) -> None:
+    """A benchmark cell's trace (real requests with probes): the page's hits are the cell's recall."""
+    from sim.bench import run_task, tasks_for
+
+    row = run_task(tasks_for(["merchantbench"], [4000], 1, 60)[0], trace_path=str(tmp_path / "cell.db"))
+    page = render_run(tmp_path / "cell.db")
+
+    hits = round(row["recall"] * row["probes"])
+    assert f"<b>{hits}/{row['probes']}</b><span>needed facts present at probes</span>" in page
+    assert page.count('<tr class="miss">') + page.count('<tr class="hit">') == row["probes"]
+    assert ">budget 4,000</text>" in page  # the cell's budget, from the trace's meta
 
 
 def test_every_text_from_the_trace_is_escaped(tmp_path: Path) -> None:
@@ -128,6 +143,7 @@ def test_every_text_from_the_trace_is_escaped(tmp_path: Path) -> None:
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page
 
 
+@pytest.mark.slow
 def test_a_large_trace_is_reduced_and_says_so(tmp_path: Path) -> None:
     """100,000+ operations: columns bucketed, lanes binned, only notable operations listed, page bounded."""
     trace = synthetic_trace(tmp_path / "big.db", steps=20_000, ops_per_step=2, agents=3)

@@ -1,4 +1,4 @@
-"""The run page's pictures as geometry: the context-window timeline of each agent, and the swim lanes.
+"""The run page's context-window timeline of each agent, as geometry (:mod:`sim.report.lanes` draws lanes).
 
 Everything here is numbers and short path strings; the templates turn them into SVG elements. A timeline
 has at most :data:`MAX_COLUMNS` columns: a longer run is bucketed, and each column then shows the largest
@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.report.fmt import CRASH, FAIL, axis_seconds, compact, nice_ticks, num, seconds, stable_colour
-from sim.report.runview import FAULT_PHASES, LANE_BINS, LINE_KEYS, Request, RunView
+from sim.report.fmt import CRASH, FAIL, compact, nice_ticks, num, seconds, stable_colour
+from sim.report.runview import FAULT_PHASES, LINE_KEYS, Request
 
 #: A notable operation's position: (agent, seq, time, op, phase).
 Mark = tuple[str, int, float, str, str]
@@ -30,9 +30,6 @@ BAR_LIMIT = 60
 MAX_TIMELINES = 8
 #: Marks per timeline up to which each also gets a guide line across the plot.
 GUIDE_LIMIT = 30
-MAX_LANES = 24
-#: Operation names drawn in their own colour in the swim lanes (the rest are "other operations").
-LANE_CATEGORIES = 6
 
 WIDTH = 1080
 PLOT_LEFT = 64
@@ -132,6 +129,18 @@ class Column:
     title: str
 
 
+@dataclass(frozen=True)
+class Raster:
+    """Which needed facts each column's requests carried: rows of (y, fact id, cells, probe marks)."""
+
+    top: int
+    rows: tuple[tuple[str, str, tuple[tuple[str, str, str], ...], tuple[tuple[str, bool, str], ...]], ...]
+    # per row: (y, fact, cells (x, w, opacity), probes (x, hit, title))
+
+
+RASTER_ROW = 11
+
+
 @dataclass
 class Timeline:
     """One agent's requests: stacked tokens by kind, lines, rugs, probes, fact counts, routes."""
@@ -161,6 +170,7 @@ class Timeline:
     peak_time: float
     labelled: bool
     has_facts: bool = True
+    raster: Raster | None = None
 
 
 def _step(vals: list[float | None], X: Callable[[float], float], Y: Callable[[float], float]) -> str:
@@ -207,7 +217,49 @@ def spread(ys: list[float], gap: float = 12.0) -> list[float]:
 ROUTE_PALETTE = ("#4E79A7", "#F28E2B", "#59A14F", "#B07AA1", "#76B7B2", "#EDC948", "#FF9DA7", "#9C755F")
 
 
-def timeline(agent: str, reqs: list[Request], marks: list[Mark], markers: dict[str, str]) -> Timeline:
+def _raster(
+    top: int, tracked: list[str], cols: list[list[Request]], X: Callable[[float], float]
+) -> Raster | None:
+    """The needed-facts raster: per tracked fact this agent carried or needed, the share of each column's
+    requests that carried it (darker: more), and its probes (hit or miss)."""
+    rows: list[tuple[str, str, tuple[tuple[str, str, str], ...], tuple[tuple[str, bool, str], ...]]] = []
+    for i, fact in enumerate(tracked):
+        bit = 1 << i
+        if not any(r.present & bit or r.wanted & bit for c in cols for r in c):
+            continue
+        y = top + len(rows) * RASTER_ROW
+        cells: list[tuple[str, str, str]] = []
+        run: tuple[int, float] | None = None  # (first column, opacity) of the current run of equal cells
+        levels = []
+        for c in cols:
+            share = sum(1 for r in c if r.present & bit) / len(c)
+            levels.append(0.0 if share == 0 else 0.4 if share < 0.5 else 0.7 if share < 1 else 1.0)
+        for k in range(len(cols) + 1):
+            level = levels[k] if k < len(cols) else -1.0
+            if run is not None and level != run[1]:
+                if run[1] > 0:
+                    cells.append((_f(X(run[0])), _f(X(k) - X(run[0])), f"{run[1]:.1f}"))
+                run = None
+            if run is None and k < len(cols):
+                run = (k, level)
+        probes = []
+        for k, c in enumerate(cols):
+            asked = [r for r in c if r.wanted & bit]
+            if asked:
+                hit = all(r.present & bit for r in asked)
+                title = f"{fact}: {'present' if hit else 'missing'} at the probe (t={seconds(asked[0].time)})"
+                probes.append((_f(X(k + 0.5)), hit, title))
+        rows.append((str(y), fact, tuple(cells), tuple(probes)))
+    return Raster(top, tuple(rows)) if rows else None
+
+
+def timeline(
+    agent: str,
+    reqs: list[Request],
+    marks: list[Mark],
+    markers: dict[str, str],
+    tracked: list[str] | None = None,
+) -> Timeline:
     """The timeline of *agent*'s requests (in seq order, all routes), with its notable operations *marks*."""
     per = max(1, math.ceil(len(reqs) / MAX_COLUMNS))
     cols = [reqs[i : i + per] for i in range(0, len(reqs), per)]
@@ -327,11 +379,17 @@ def timeline(agent: str, reqs: list[Request], marks: list[Mark], markers: dict[s
                 (_f(X(c) + cw * 0.15), _f(FY(gone)), _f(max(cw * 0.7, 1.0)), _f(FY(0) - FY(gone)))
             )
     index_ticks = [int(v) for v in nice_ticks(1, len(reqs), 6) if v >= 1 and v == int(v)] or [1]
+    raster_top = facts_top + (FACTS_H + 24 if has_facts else 16)
+    raster = _raster(raster_top, tracked or [], cols, X)
+    if raster is not None:
+        height = raster_top + len(raster.rows) * RASTER_ROW + 12
+    else:
+        height = facts_top + (FACTS_H + 22 if has_facts else 16)
     peak_req = max(reqs, key=lambda r: (r.exact, -r.seq))
     return Timeline(
         agent=agent, routes=routes, route_strip=strip, requests=len(reqs), per_column=per, right=_f(right),
         top=top, bottom=bottom, facts_top=facts_top, facts_bottom=facts_top + (FACTS_H if has_facts else 0),
-        height=facts_top + (FACTS_H + 22 if has_facts else 16), has_facts=has_facts,
+        height=height, has_facts=has_facts, raster=raster,
         bands=bands, lines=lines, rugs=rugs, probes=probes,
         columns=[
             Column(_f(X(c)), _f(cw), _column_title(agent, per, c, col, reps[c], marked.get(c, Counter())))
@@ -422,182 +480,3 @@ def _rugs(reqs: list[Request], per: int, marks: list[Mark], markers: dict[str, s
             Rug(label, shape, colour, "", tuple(drawn), int(sum(v[0] for v in cells.values())), guides)
         )
     return out, per_cell
-
-
-# -- swim lanes ---------------------------------------------------------------------------------------------
-LANE_H = 22
-LANE_LEFT = 150
-LANE_RIGHT = 20
-
-
-@dataclass(frozen=True)
-class Tick:
-    x: str
-    y: str
-    colour: str
-    shape: str  # "op", "request", "fail", "crash", "marker"
-    title: str
-
-
-@dataclass
-class Lanes:
-    """Agents as horizontal lanes, time on the simulation clock (or record order) along x."""
-
-    axis: str
-    height: int
-    labels: list[tuple[str, str, str, str]]  # (row top y, label y, agent, count text)
-    ticks: list[Tick]
-    paths: list[tuple[str, str, str]]  # (colour, path, title) for a large trace
-    x_ticks: list[tuple[str, str]]
-    legend: list[tuple[str, str, str]]  # (shape, colour, label)
-    merged: int
-    binned: bool
-
-
-def _lane_of(view: RunView) -> tuple[dict[str, int], list[str], int]:
-    counts = {a: view.agent_ops.get(a, 0) + view.agent_requests(a) for a in view.agents}
-    shown = view.agents
-    merged = 0
-    if len(shown) > MAX_LANES:
-        keep = set(sorted(shown, key=lambda a: (-counts[a], a))[: MAX_LANES - 1])
-        merged = len(shown) - len(keep)
-        shown = [a for a in shown if a in keep]
-    names = [*shown, f"{merged:,} other agents"] if merged else list(shown)
-    index = {a: i for i, a in enumerate(shown)}
-    return {a: index.get(a, len(shown)) for a in view.agents}, names, merged
-
-
-def lanes(view: RunView) -> Lanes:
-    """The swim-lane picture of *view* (one mark per record, or per-bin counts for a large trace)."""
-    lane, names, merged = _lane_of(view)
-    plot_w = WIDTH - LANE_LEFT - LANE_RIGHT
-    by_time = view.t_max > view.t_min
-    lo, hi = (view.t_min, view.t_max) if by_time else (1.0, float(max(view.op_total + view.request_total, 2)))
-
-    def X(v: float) -> float:
-        return LANE_LEFT + plot_w * (v - lo) / (hi - lo)
-
-    def LY(i: int) -> float:
-        return 6 + i * LANE_H
-
-    categories = [o for o, _ in view.op_names if o not in view.markers][:LANE_CATEGORIES]
-    colours = {o: OP_PALETTE[i % len(OP_PALETTE)] for i, o in enumerate(sorted(categories))}
-    marks = mark_colours(view.markers)
-    legend: set[tuple[str, str, str]] = set()
-    ticks: list[Tick] = []
-    paths: list[tuple[str, str, str]] = []
-
-    def tick(agent: str, seq: int, t: float, op: str, phase: str) -> None:
-        marker = view.markers.get(op, "")
-        x = _f(X(t if by_time else seq))
-        y = LY(lane[agent])
-        title = f"{agent} · {op} ({phase}) · t={seconds(t)} · seq {seq}"
-        if phase in FAULT_PHASES:
-            colour = CRASH if phase == "crash" else FAIL
-            ticks.append(Tick(x, _f(y + 2), colour, phase, title))
-            legend.add((phase, colour, phase))
-        elif op == "model request":
-            ticks.append(Tick(x, _f(y + LANE_H / 2), REQUEST_COLOUR, "request", title))
-            legend.add(("request", REQUEST_COLOUR, "model request"))
-        elif marker:
-            colour = marks[marker]
-            ticks.append(Tick(x, _f(y + 2), colour, "marker", f"{marker}: {title}"))
-            legend.add(("marker", colour, marker))
-        else:
-            colour = colours.get(op, OP_PALETTE[-1])
-            ticks.append(Tick(x, _f(y + 5), colour, "op", title))
-            legend.add(("op", colour, op if op in colours else "other operations"))
-
-    if view.lane_points:
-        for agent, seq, t, op, phase in view.lane_points:
-            tick(agent, seq, t, op, phase)
-    else:
-        cat_colour = {"model request": REQUEST_COLOUR, **marks}
-        cat_colour.update(colours)
-        _binned(view, lane, names, cat_colour, X, LY, lo, hi, paths, legend)
-        faults = [m for m in view.marks if m[4] in FAULT_PHASES]
-        for agent, seq, t, op, phase in faults[:400]:
-            tick(agent, seq, t, op, phase)
-    labels = []
-    for i, name in enumerate(names):
-        n = sum(view.agent_ops.get(a, 0) + view.agent_requests(a) for a in view.agents if lane[a] == i)
-        labels.append((_f(LY(i)), _f(LY(i) + LANE_H / 2 + 4), name, f"{n:,}"))
-    axis_y = LY(len(names)) + 4
-    if by_time:
-        x_ticks = [(_f(X(v)), axis_seconds(v)) for v in nice_ticks(lo, hi, 7)]
-    else:
-        x_ticks = [(_f(X(v)), f"#{int(v):,}") for v in nice_ticks(lo, hi, 7) if v == int(v)]
-    order = {"request": 0, "marker": 1, "op": 2, "fail": 3, "crash": 4}
-    return Lanes(
-        "time" if by_time else "order", int(axis_y + 36), labels, ticks, paths, x_ticks,
-        sorted(legend, key=lambda e: (order[e[0]], e[2] == "other operations", e[2])), merged,
-        not view.lane_points,
-    )  # fmt: skip
-
-
-def _binned(
-    view: RunView,
-    lane: dict[str, int],
-    names: list[str],
-    cat_colour: dict[str, str],
-    X: Callable[[float], float],
-    LY: Callable[[int], float],
-    lo: float,
-    hi: float,
-    paths: list[tuple[str, str, str]],
-    legend: set[tuple[str, str, str]],
-) -> None:
-    """Per lane, stacked bars of record counts per bin (model requests, operation categories, other), and
-    the design's markers as full-height bars in every bin that holds one (rare events stay visible)."""
-    merged: dict[int, list[Counter[str]]] = {}
-    for agent, bins in view.lane_bins.items():
-        acc = merged.setdefault(lane[agent], [Counter() for _ in range(LANE_BINS)])
-        for b, c in enumerate(bins):
-            acc[b].update(c)
-    marker_labels = sorted(set(view.markers.values()))
-    plain = sorted(k for k in cat_colour if k != "model request" and k not in marker_labels)
-    cats = ["model request", *plain, "other operations"]
-    colours = {**cat_colour, "other operations": OP_PALETTE[-1]}
-    bw = (hi - lo) / LANE_BINS
-
-    def bar(b: int, y0: float, y1: float) -> str:
-        x0, x1 = X(lo + b * bw), X(lo + (b + 1) * bw)
-        if x1 - x0 < 1.6:
-            x0, x1 = x0 - 0.8 + (x1 - x0) / 2, x0 + 0.8 + (x1 - x0) / 2
-        return f"M{_f(x0)} {_f(y0)}V{_f(y1)}H{_f(x1)}V{_f(y0)}Z"
-
-    for i, bins in sorted(merged.items()):
-        grouped = []
-        for c in bins:
-            g: Counter[str] = Counter()
-            for k, v in c.items():
-                g[k if k in colours else "other operations"] += v
-            grouped.append(g)
-        base = LY(i) + LANE_H - 2
-        plain_peak = max((sum(v for k, v in g.items() if k not in marker_labels) for g in grouped), default=0)
-        below = [0.0] * LANE_BINS
-        for cat in cats:
-            vals = [g.get(cat, 0) for g in grouped]
-            if not any(vals) or not plain_peak:
-                continue
-            scale = (LANE_H - 4) / plain_peak
-            d = []
-            for b, v in enumerate(vals):
-                if v:
-                    y0 = base - below[b] * scale
-                    d.append(bar(b, y0, y0 - v * scale))
-                    below[b] += v
-            paths.append(
-                (
-                    colours[cat],
-                    "".join(d),
-                    f"{names[i]}: {cat}, {sum(vals):,} records (lane peak {plain_peak:,} per bin)",
-                )
-            )
-            legend.add(("request" if cat == "model request" else "op", colours[cat], cat))
-        for label in marker_labels:
-            vals = [g.get(label, 0) for g in grouped]
-            if any(vals):
-                bars = "".join(bar(b, base, base - (LANE_H - 4)) for b, v in enumerate(vals) if v)
-                paths.append((colours[label], bars, f"{names[i]}: {label}, {sum(vals):,} records"))
-                legend.add(("marker", colours[label], label))

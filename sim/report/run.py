@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sim.report import charts
+from sim.report import charts, lanes
 from sim.report.fmt import num, pct, plural, seconds
 from sim.report.runview import (
     DROPPED_IDS,
@@ -182,7 +182,7 @@ def context(view: RunView) -> dict[str, Any]:
     timelines = []
     for agent in sorted(keys[: charts.MAX_TIMELINES], key=lambda a: order[a]):
         marks = [m for m in view.marks if m[0] == agent]
-        timelines.append(charts.timeline(agent, per_agent[agent], marks, view.markers))
+        timelines.append(charts.timeline(agent, per_agent[agent], marks, view.markers, view.tracked))
     undrawn = [
         (a, len(per_agent[a]), max(q.exact for q in per_agent[a]))
         for a in sorted(keys[charts.MAX_TIMELINES :], key=lambda a: order[a])
@@ -213,7 +213,7 @@ def context(view: RunView) -> dict[str, Any]:
         "kinds": sorted(kinds.items(), key=lambda kv: charts.kind_order(kv[0])),
         "line_legend": sorted(line_legend.items()),
         "unlabelled": charts.UNLABELLED,
-        "lanes": charts.lanes(view),
+        "lanes": lanes.lanes(view),
         "counts": counts,
         "meta_rows": _meta_rows(view),
         "caps": {
@@ -222,7 +222,8 @@ def context(view: RunView) -> dict[str, Any]:
             "probes": MAX_PROBES,
             "listed": MAX_LISTED_OPS,
             "notable": MAX_NOTABLE,
-            "lanes": charts.MAX_LANES,
+            "lanes": lanes.MAX_LANES,
+            "fault_ticks": lanes.MAX_FAULT_TICKS,
             "lane_bins": LANE_BINS,
             "dropped_ids": DROPPED_IDS,
         },
@@ -230,9 +231,9 @@ def context(view: RunView) -> dict[str, Any]:
             "width": charts.WIDTH,
             "left": charts.PLOT_LEFT,
             "right": charts.WIDTH - charts.PLOT_RIGHT,
-            "lane_left": charts.LANE_LEFT,
-            "lane_right": charts.WIDTH - charts.LANE_RIGHT,
-            "lane_h": charts.LANE_H,
+            "lane_left": lanes.LANE_LEFT,
+            "lane_right": charts.WIDTH - lanes.LANE_RIGHT,
+            "lane_h": lanes.LANE_H,
             "rug_h": charts.RUG_H,
         },
     }

@@ -32,6 +32,8 @@ TOP_DROPS = 8
 DROPPED_IDS = 12
 #: Notable operations kept as positions (agent, seq, time, op, phase) for the timelines and lanes.
 MAX_MARKS = 200_000
+#: Facts that probes needed, followed request by request in each timeline's raster (the first this many).
+MAX_TRACKED = 16
 #: Operation details are cut to this many characters in listings.
 DETAIL_CHARS = 240
 #: Request detail keys drawn as horizontal lines on the context-window timeline (also read from params).
@@ -56,6 +58,8 @@ class Request:
     dropped: int
     lines: dict[str, int]  # window/trigger/budget: from the request's detail, else the run's parameters
     probe: tuple[int, int] | None = None  # (needed facts present, needed facts)
+    present: int = 0  # bit i: tracked fact i is in this request (RunView.tracked)
+    wanted: int = 0  # bit i: this request is a probe that needed tracked fact i
 
     @property
     def detail_lines(self) -> dict[str, int]:
@@ -138,6 +142,7 @@ class RunView:
     marks: list[tuple[str, int, float, str, str]] = field(default_factory=list)
     # (agent, seq, time, op, phase) of every notable operation (up to MAX_MARKS), for the timelines' rugs
     params_lines: dict[str, int] = field(default_factory=dict)
+    tracked: list[str] = field(default_factory=list)  # the needed facts each request is checked for
 
     def agent_requests(self, agent: str) -> int:
         """How many requests *agent* made (over all its routes)."""
@@ -247,6 +252,13 @@ def _reduce(conn: sqlite3.Connection, path: str, meta: dict[str, str]) -> RunVie
         op_names=op_names,
         params_lines=_int_lines(params) or _int_lines(_decoded(meta)),
     )
+    for (text,) in conn.execute("SELECT needed FROM requests WHERE needed != '[]' ORDER BY seq"):
+        for f in json.loads(text):
+            if f not in view.tracked:
+                view.tracked.append(f)
+        if len(view.tracked) >= MAX_TRACKED:
+            del view.tracked[MAX_TRACKED:]
+            break
     small = op_total + request_total <= LANE_POINTS
     _read_requests(conn, view, small)
     _read_ops(conn, view, small)
@@ -274,6 +286,7 @@ def _lane_count(view: RunView, agent: str, t: float, seq: int, what: str) -> Non
 def _read_requests(conn: sqlite3.Connection, view: RunView, small: bool) -> None:
     previous: dict[tuple[str, str], FactSet] = {}
     drops: list[Drop] = []
+    bits = {f: 1 << i for i, f in enumerate(view.tracked)}
     for seq, t, agent, route, exact, est, facts_text, needed_text, detail_text in conn.execute(
         f"SELECT seq, time, {_AGENT}, route, exact_tokens, estimate, facts, needed, detail FROM requests"
         " ORDER BY seq"
@@ -297,7 +310,10 @@ def _read_requests(conn: sqlite3.Connection, view: RunView, small: bool) -> None
         req.lines = own or view.params_lines
         req.own_lines = bool(own)
         needed = json.loads(needed_text) if needed_text not in ("[]", "") else []
+        if bits and len(facts):
+            req.present = sum(b for f, b in bits.items() if f in facts)
         if needed:
+            req.wanted = sum(bits.get(f, 0) for f in set(needed))
             hits = tuple(f for f in needed if f in facts)
             misses = tuple(f for f in needed if f not in facts)
             req.probe = (len(hits), len(needed))
