@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sim import scenario as sc
 from sim.errors import UsageError
 from sim.report import charts, render_any, render_run
-from sim.report.facts import FactSet
+from sim.report.facts import FactSet, numbered
 from sim.report.runview import MAX_NOTABLE, display_name
 from sim.trace import Trace, TraceError, decode_facts, encode_facts
 
@@ -68,6 +68,9 @@ def test_fact_sets_read_the_encoded_column_like_decode_facts(nums: set[int], odd
     assert a.overlap(b) == len(ids & other)
     gone = [f"FACT-{n:04d}" for n in sorted(nums) if f"FACT-{n:04d}" not in other] + sorted(odd)
     assert a.minus(b, 10_000) == gone and a.minus(b, 3) == gone[:3]
+    probe = sorted(other | odd | {"FACT-0003", "FACT-99999"})
+    bits = {f: 1 << i for i, f in enumerate(probe)}
+    assert a.mask(*numbered(bits)) == sum(b for f, b in bits.items() if f in ids)
 
 
 def test_a_real_scenario_page_shows_its_timeline_lanes_and_meta(tmp_path: Path) -> None:

@@ -74,6 +74,20 @@ class FactSet:
         i = bisect.bisect_right(self.lo, n) - 1
         return i >= 0 and n <= self.hi[i]
 
+    def mask(self, numbered: list[tuple[int, int]], named: dict[str, int]) -> int:
+        """The OR of the bits of the facts present: *numbered* ``(number, bit)`` pairs for canonical ids
+        (parsed once by the caller with :func:`numbered`), *named* id → bit for the others."""
+        out = 0
+        lo, hi = self.lo, self.hi
+        for n, bit in numbered:
+            i = bisect.bisect_right(lo, n) - 1
+            if i >= 0 and n <= hi[i]:
+                out |= bit
+        for f, bit in named.items():
+            if f in self.other:
+                out |= bit
+        return out
+
     def overlap(self, other: FactSet) -> int:
         """How many facts are in both sets (a linear merge of the two interval lists)."""
         n = len(self.other & other.other)
@@ -109,6 +123,19 @@ class FactSet:
         return frozenset(f"FACT-{n:04d}" for a, b in zip(self.lo, self.hi) for n in range(a, b + 1)) | (
             self.other
         )
+
+
+def numbered(bits: dict[str, int]) -> tuple[list[tuple[int, int]], dict[str, int]]:
+    """Fact id → bit split into canonical ``(number, bit)`` pairs and the other ids (:meth:`FactSet.mask`)."""
+    nums: list[tuple[int, int]] = []
+    named: dict[str, int] = {}
+    for f, bit in bits.items():
+        n = _number(f)
+        if n is None:
+            named[f] = bit
+        else:
+            nums.append((n, bit))
+    return nums, named
 
 
 EMPTY = FactSet()

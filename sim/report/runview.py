@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.report.facts import EMPTY, FactSet
+from sim.report.facts import EMPTY, FactSet, numbered
 from sim.trace import read_meta
 
 #: Operations listed one by one: all of them up to this many, else only the notable ones.
@@ -287,6 +287,7 @@ def _read_requests(conn: sqlite3.Connection, view: RunView, small: bool) -> None
     previous: dict[tuple[str, str], FactSet] = {}
     drops: list[Drop] = []
     bits = {f: 1 << i for i, f in enumerate(view.tracked)}
+    nums, named = numbered(bits)
     for seq, t, agent, route, exact, est, facts_text, needed_text, detail_text in conn.execute(
         f"SELECT seq, time, {_AGENT}, route, exact_tokens, estimate, facts, needed, detail FROM requests"
         " ORDER BY seq"
@@ -310,8 +311,8 @@ def _read_requests(conn: sqlite3.Connection, view: RunView, small: bool) -> None
         req.lines = own or view.params_lines
         req.own_lines = bool(own)
         needed = json.loads(needed_text) if needed_text not in ("[]", "") else []
-        if bits and len(facts):
-            req.present = sum(b for f, b in bits.items() if f in facts)
+        if bits and (facts.lo or facts.other):
+            req.present = facts.mask(nums, named)
         if needed:
             req.wanted = sum(bits.get(f, 0) for f in set(needed))
             hits = tuple(f for f in needed if f in facts)
