@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -211,3 +213,22 @@ def test_render_any_dispatches_and_refuses_other_files(tmp_path: Path) -> None:
         with pytest.raises(error) as info:
             render_any(tmp_path / name)
         assert "\n" not in str(info.value)
+
+
+def test_memsim_report_writes_the_page_and_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    """``memsim report TRACE.db`` writes TRACE.html (the same page); a text file exits 2 with one line."""
+    trace = synthetic_trace(tmp_path / "syn.db", steps=10)
+    (tmp_path / "notes.txt").write_text("hello")
+
+    def memsim(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, cwd=tmp_path
+        )
+
+    ok = memsim("report", str(trace))
+    bad = memsim("report", str(tmp_path / "notes.txt"), "-o", str(tmp_path / "notes.html"))
+
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "syn.html").read_text(encoding="utf-8") == render_run(trace)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stderr.startswith("memsim: error:")
+    assert not (tmp_path / "notes.html").exists()

@@ -61,16 +61,20 @@ def seconds(t: float) -> str:
     return f"{t:,.0f} s ({t / 3600:.1f} h)"
 
 
-def axis_seconds(t: float) -> str:
-    """A short time axis label: ``45 s``, ``12 min``, ``5.6 h``, ``12 d``."""
-    a = abs(t)
-    if a >= 5 * 86400:
-        return f"{t / 86400:.3g} d"
-    if a >= 3 * 3600:
-        return f"{t / 3600:.3g} h"
-    if a >= 300:
-        return f"{t / 60:.3g} min"
-    return f"{t:.3g} s"
+def _time_unit(span: float) -> tuple[float, str]:
+    if span >= 5 * 86400:
+        return 86400.0, "d"
+    if span >= 3 * 3600:
+        return 3600.0, "h"
+    if span >= 300:
+        return 60.0, "min"
+    return 1.0, "s"
+
+
+def time_ticks(lo: float, hi: float, n: int = 7) -> list[tuple[float, str]]:
+    """Round ticks in the unit the span reads best in (s, min, h, d): ``(seconds, label)``."""
+    size, unit = _time_unit(hi - lo)
+    return [(v * size, f"{v:g} {unit}") for v in nice_ticks(lo / size, hi / size, n)]
 
 
 def pct(part: float, whole: float) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sim.report.charts import OP_PALETTE, REQUEST_COLOUR, WIDTH, _f, mark_colours
-from sim.report.fmt import CRASH, FAIL, axis_seconds, nice_ticks, seconds
+from sim.report.fmt import CRASH, FAIL, nice_ticks, seconds, time_ticks
 from sim.report.runview import FAULT_PHASES, LANE_BINS, RunView
 
 MAX_LANES = 24
@@ -120,7 +120,7 @@ def lanes(view: RunView) -> Lanes:
         labels.append((_f(LY(i)), _f(LY(i) + LANE_H / 2 + 4), name, f"{n:,}"))
     axis_y = LY(len(names)) + 4
     if by_time:
-        x_ticks = [(_f(X(v)), axis_seconds(v)) for v in nice_ticks(lo, hi, 7)]
+        x_ticks = [(_f(X(v)), label) for v, label in time_ticks(lo, hi, 7)]
     else:
         x_ticks = [(_f(X(v)), f"#{int(v):,}") for v in nice_ticks(lo, hi, 7) if v == int(v)]
     order = {"request": 0, "marker": 1, "op": 2, "fail": 3, "crash": 4}
