@@ -1,56 +1,66 @@
-"""Report pages (placeholder API; the full pages are built in sim/report/)."""
+"""Report pages: one self-contained HTML file for a run, a claims ledger or a benchmark (issue 18).
+
+Each page is rendered from Jinja2 templates shipped with this package (autoescaped; inline CSS, SVG and
+a few lines of script; a Content-Security-Policy that allows no fetch), reads the same from disk as from
+a server, and is byte-identical for the same input: nothing in it comes from the wall clock.
+
+- :func:`render_run` — a trace (``memsim run --out DIR --html``, ``memsim report TRACE.db``);
+- :func:`render_claims` — a claims ledger (``memsim claims --html FILE``, ``memsim report CLAIMS.json``);
+- :func:`render_bench_rows` / :func:`render_bench` — a benchmark sweep (``memsim bench --html``);
+- :func:`render_index` — the demo's index page;
+- :func:`render_any` — whichever of the first three *source* is.
+
+Modules: :mod:`~sim.report.runview` (a trace read once and reduced), :mod:`~sim.report.facts` (fact sets
+as intervals), :mod:`~sim.report.charts` (the run page's geometry), :mod:`~sim.report.run`,
+:mod:`~sim.report.claims`, :mod:`~sim.report.bench`, :mod:`~sim.report.templating`, :mod:`~sim.report.fmt`.
+"""
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
 
+from sim.report.bench import render_bench, render_bench_rows
+from sim.report.claims import render_claims
+from sim.report.run import render_run
 
-def _page(title: str, body: str) -> str:
-    t = html.escape(title)
-    head = f"<!doctype html><html><head><meta charset='utf-8'><title>{t}</title></head>"
-    return f"{head}\n<body><h1>{t}</h1>{body}</body></html>\n"
-
-
-def render_run(trace_path: Path) -> str:
-    from sim.trace import read_trace
-
-    data = read_trace(trace_path)
-    return _page(
-        f"run {data.meta.get('scenario', '')}", f"<p>{len(data.ops)} ops, {len(data.requests)} requests</p>"
-    )
-
-
-def render_claims(doc: dict[str, Any]) -> str:
-    return _page("claims", f"<p>{len(doc['claims'])} claims</p>")
-
-
-def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], images: dict[str, bytes]) -> str:
-    return _page("bench", f"<p>{len(rows)} cells</p>")
-
-
-def render_bench(out_dir: Path) -> str:
-    return _page("bench", f"<p>{html.escape(str(out_dir))}</p>")
+__all__ = ["render_any", "render_bench", "render_bench_rows", "render_claims", "render_index", "render_run"]
 
 
 def render_index(title: str, entries: list[tuple[str, str, str]]) -> str:
-    items = "".join(
-        f"<li><a href='{html.escape(h)}'>{html.escape(lbl)}</a> {html.escape(d)}</li>"
-        for lbl, h, d in entries
-    )
-    return _page(title, f"<ul>{items}</ul>")
+    """An index page linking *entries* (``(label, relative href, description)``)."""
+    from sim import __version__
+    from sim.report.templating import render
+
+    return render("index.html.j2", title=title, entries=entries, version=__version__)
 
 
 def render_any(source: Path) -> str:
+    """The page of *source*: a bench output directory, a trace (.db) or a claims ledger (.json).
+
+    Anything else is a :class:`sim.errors.UsageError` with one line.
+    """
     from sim.errors import UsageError
+    from sim.limits import decode_text, load_json, read_bounded
     from sim.replay import is_trace
 
+    source = Path(source)
     if source.is_dir():
         return render_bench(source)
+    if not source.exists():
+        raise UsageError(f"report input not found: {source}")
     if is_trace(source):
         return render_run(source)
-    if source.suffix == ".json":
-        return render_claims(json.loads(source.read_text(encoding="utf-8")))
-    raise UsageError(f"{source} is not a trace, a claims ledger or a bench directory")
+    if source.suffix.lower() == ".json":
+        from sim.report.claims import MAX_LEDGER_BYTES
+
+        text = decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source)
+        doc: Any = load_json(text, "claims ledger", source)
+        if not (isinstance(doc, dict) and isinstance(doc.get("claims"), list)):
+            raise UsageError(f"{source} is not a claims ledger (`memsim claims --json FILE` writes one)")
+        return render_claims(doc)
+    raise UsageError(
+        f"{source} is not a trace (.db), a claims ledger (.json) or a bench output directory"
+        f" ({json.dumps(source.suffix) if source.suffix else 'no suffix'})"
+    )
