@@ -30,6 +30,7 @@ from systems.nemsy.model import (
     WIKI_DIR,
     Nemsy,
     index_stems,
+    load_wiki_context,
     select_wiki_pages,
 )
 from systems.nemsy.policies import IngestResponder
@@ -77,14 +78,14 @@ def loader_table() -> list[str]:
             )
             sim.env.run(until=sim.now + 1)
         expected = _read_all(n.tree, QUERY_PAGES)
-        assert list(n._load_wiki_context(QUERY_PAGES).pages) == expected == _stat_all(n.tree, QUERY_PAGES)
+        assert list(load_wiki_context(n, QUERY_PAGES).pages) == expected == _stat_all(n.tree, QUERY_PAGES)
         ops0 = n.tree.ops
-        n._load_wiki_context(QUERY_PAGES)
+        load_wiki_context(n, QUERY_PAGES)
         model_reads = n.tree.ops - ops0
         ops0 = n.tree.ops
         _read_all(n.tree, QUERY_PAGES)
         naive_reads = n.tree.ops - ops0
-        t_model = _best(lambda n=n: n._load_wiki_context(QUERY_PAGES))
+        t_model = _best(lambda n=n: load_wiki_context(n, QUERY_PAGES))
         t_stat = _best(lambda n=n: _stat_all(n.tree, QUERY_PAGES))
         t_read = _best(lambda n=n: _read_all(n.tree, QUERY_PAGES))
         out.append(
@@ -124,7 +125,7 @@ def token_table() -> list[str]:
         if pages == targets[0]:
             targets.pop(0)
             question = "What is FACT-0001?"
-            ctx = n._load_wiki_context(QUERY_PAGES, query=question)
+            ctx = load_wiki_context(n, QUERY_PAGES, query=question)
             total = count_tokens(QUERY_SYSTEM) + count_tokens(n.query_prompt(question, ctx))
             index_text = dict(ctx.sections)[INDEX_FILE]
             index_tokens = count_tokens(f"=== {INDEX_FILE} ===\n{index_text}")

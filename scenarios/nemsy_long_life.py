@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sim.scenario import Context, main
 from sim.text import extract_facts, fact_token
 from sim.tokens import count_tokens
-from systems.nemsy.claims import VALUES
-from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems
+from systems.nemsy.drivers import VALUES
+from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems, load_wiki_context
 from systems.nemsy.policies import FactAnswerer, IngestResponder
 
 SYSTEM = "nemsy"
@@ -74,7 +74,7 @@ def run(ctx: Context) -> list[str]:
 
 
 def _row(n: Nemsy, k: int, sources: int) -> str:
-    ctx = n._load_wiki_context(QUERY_PAGES)
+    ctx = load_wiki_context(n, QUERY_PAGES)
     index = n.read_wiki_note(INDEX_FILE) or ""
     stems = index_stems(index)
     tokens = count_tokens(ctx.text)

@@ -14,9 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from sim.engine import Simulation
 from sim.scenario import Context, main
 from sim.text import fact_token
-from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems
+from sim.variant import FAITHFUL, Variant
+from systems.nemsy.design import DESIGN
+from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems, load_wiki_context
 from systems.nemsy.policies import FactAnswerer, IngestResponder
-from systems.nemsy.state import FIX_RELEVANCE, Variant
+from systems.nemsy.state import FIX_RELEVANCE
 
 SYSTEM = "nemsy"
 SEED = 11
@@ -49,7 +51,7 @@ def _ask(n: Nemsy, label: str) -> list[str]:
     question = "What is FACT-0001?"
     answer = n.query(question)
     req = n.sim.trace.data.requests[-1]
-    ctx = n._load_wiki_context(QUERY_PAGES, query=question)
+    ctx = load_wiki_context(n, QUERY_PAGES, query=question)
     page = "sources/pricing-notes-2026-01-05.md"
     stems = index_stems(n.read_wiki_note(INDEX_FILE) or "")
     return [
@@ -65,12 +67,14 @@ def _ask(n: Nemsy, label: str) -> list[str]:
 def run(ctx: Context) -> list[str]:
     p: Params = ctx.params
     out = [f"1 relevant source, then {p.newer} newer sources; query window {QUERY_PAGES} pages + index"]
-    out += _ask(_wiki(ctx.sim, Variant(), p.newer, p.step_s), "faithful")
+    out += _ask(_wiki(ctx.sim, FAITHFUL, p.newer, p.step_s), "faithful")
     fewer = max(0, p.newer - 1)
     with Simulation(ctx.sim.seed) as sim:
-        out += _ask(_wiki(sim, Variant(), fewer, p.step_s), f"faithful, {fewer} newer")
+        out += _ask(_wiki(sim, FAITHFUL, fewer, p.step_s), f"faithful, {fewer} newer")
     with Simulation(ctx.sim.seed) as sim:
-        out += _ask(_wiki(sim, Variant.with_fix(FIX_RELEVANCE), p.newer, p.step_s), "relevance-selection")
+        out += _ask(
+            _wiki(sim, DESIGN.switches.fixed(FIX_RELEVANCE), p.newer, p.step_s), "relevance-selection"
+        )
     return out
 
 

@@ -13,9 +13,11 @@ gets "暂无". The injective-names fix (sanitized title + a short hash of the so
 from sim.engine import Simulation
 from sim.scenario import Context, main
 from sim.text import extract_facts, fact_token
+from sim.variant import FAITHFUL, Variant
+from systems.nemsy.design import DESIGN
 from systems.nemsy.model import INDEX_FILE, RAW_DIR, Nemsy, index_stems
 from systems.nemsy.policies import FactAnswerer, IngestResponder
-from systems.nemsy.state import FIX_INJECTIVE_NAMES, Variant
+from systems.nemsy.state import FIX_INJECTIVE_NAMES
 
 SYSTEM = "nemsy"
 SEED = 3
@@ -48,9 +50,9 @@ def _session(sim: Simulation, variant: Variant, label: str) -> list[str]:
 
 
 def run(ctx: Context) -> list[str]:
-    out = _session(ctx.sim, Variant(), "faithful")
+    out = _session(ctx.sim, FAITHFUL, "faithful")
     with Simulation(ctx.sim.seed) as sim:
-        out += _session(sim, Variant.with_fix(FIX_INJECTIVE_NAMES), "injective-names")
+        out += _session(sim, DESIGN.switches.fixed(FIX_INJECTIVE_NAMES), "injective-names")
     return out
 
 

@@ -11,7 +11,8 @@ from sim.engine import Simulation
 from sim.faults import Crash, WriteFailed
 from sim.text import extract_facts, fact_token
 from sim.tokens import count_tokens
-from systems.nemsy import Message, Nemsy, Variant, parse_ingest_response
+from sim.variant import Variant
+from systems.nemsy import Message, Nemsy, parse_ingest_response
 from systems.nemsy.model import (
     CHAT_PAGES,
     EMPTY_HASH,
@@ -25,6 +26,7 @@ from systems.nemsy.model import (
     TOKEN_LOG_PATH,
     WIKI_DIR,
     index_stems,
+    load_wiki_context,
     select_wiki_pages,
 )
 from systems.nemsy.policies import FactAnswerer, IngestResponder, InsightRewriter, responders, rewriters
@@ -186,7 +188,7 @@ def test_ledger_keeps_prior_page_when_new_is_none() -> None:
 def test_ledger_failed_status_under_fix() -> None:
     """The ledger-failed-status fix records 'failed' and the CLI retries it."""
     responder = IngestResponder(fault="missing-marker")
-    n = make(responder=responder, variant=Variant.with_fix(FIX_LEDGER_FAILED))
+    n = make(responder=responder, variant=Variant(fixes=frozenset({FIX_LEDGER_FAILED})))
     ingest_file(n, "a.md", "FACT-0001=amber")
     responder.fault = "none"
     out = n.cli_ingest("a.md")
@@ -327,7 +329,7 @@ def test_guidance_reaches_the_ingest_prompt() -> None:
 
     req = n.sim.trace.data.requests[-1]
     assert req.route == "wiki.ingest"
-    ctx = n._load_wiki_context(0)
+    ctx = load_wiki_context(n, 0)
     prompt = n.ingest_prompt("body text", "a", "<!-- 目录语境：. -->\ncollect finance", ctx)
     order = [prompt.index(s) for s in ("标题：a", "---目录语境（_index.md）---", "---资料内容---")]
     assert order == sorted(order)
@@ -337,11 +339,11 @@ def test_guidance_reaches_the_ingest_prompt() -> None:
 def test_loader_empty_texts() -> None:
     """No ``*.md``: the empty-wiki text; only log.md: ``""``; max_files=0: the index alone."""
     n = make()
-    assert n._load_wiki_context().text == EMPTY_WIKI
+    assert load_wiki_context(n).text == EMPTY_WIKI
     n.append_log("lint", "x")
-    assert n._load_wiki_context().text == ""
+    assert load_wiki_context(n).text == ""
     ingest_file(n, "a.md", "FACT-0001=amber")
-    ctx = n._load_wiki_context(0)
+    ctx = load_wiki_context(n, 0)
     assert ctx.text == "=== index.md ===\n" + (n.read_wiki_note("index.md") or "")
     assert ctx.pages == ()
 
@@ -353,7 +355,7 @@ def test_loader_separators_and_order() -> None:
     ingest_file(n, "b.md", "FACT-0002=teal")
     n.write_wiki_note("sub/index.md", "nested index")
 
-    ctx = n._load_wiki_context(2)
+    ctx = load_wiki_context(n, 2)
     idx, b = n.read_wiki_note("index.md"), n.read_wiki_note("sources/b-2026-01-05.md")
     a = n.read_wiki_note("sources/a-2026-01-05.md")
     assert (
@@ -403,7 +405,7 @@ def test_loader_no_token_budget() -> None:
     n = make()
     n.write_wiki_note("sources/big.md", "word " * 20_000 + "FACT-0009=amber")
 
-    assert "FACT-0009" in extract_facts(n._load_wiki_context(1).text)
+    assert "FACT-0009" in extract_facts(load_wiki_context(n, 1).text)
 
 
 def test_loader_matches_upstream_selection_after_mixed_writes() -> None:
@@ -417,9 +419,9 @@ def test_loader_matches_upstream_selection_after_mixed_writes() -> None:
     n.touch_wiki_note("queries/p1.md")
 
     stats = [(p[len(WIKI_DIR) + 1 :], n.tree.mtime(p)) for p in n.tree.list(WIKI_DIR)]
-    assert list(n._load_wiki_context(7).pages) == select_wiki_pages(stats, 7)
+    assert list(load_wiki_context(n, 7).pages) == select_wiki_pages(stats, 7)
     n.rescan()
-    assert list(n._load_wiki_context(7).pages) == select_wiki_pages(stats, 7)
+    assert list(load_wiki_context(n, 7).pages) == select_wiki_pages(stats, 7)
 
 
 def test_every_load_is_a_recorded_request() -> None:
@@ -592,7 +594,7 @@ def test_delete_helper() -> None:
 
 def test_synchronized_delete_fix() -> None:
     """The fix removes the index entries and the ledger record, so a scan regenerates the page."""
-    n = make(variant=Variant.with_fix(FIX_DELETE_SYNC))
+    n = make(variant=Variant(fixes=frozenset({FIX_DELETE_SYNC})))
     page = ingest_file(n, "a.md", "FACT-0001=amber") or ""
     n.delete_wiki_note(page, confirmed=True)
 
@@ -751,7 +753,7 @@ def test_entrywise_index_count_is_exact(writes) -> None:
         else:
             n._update_index(text, "insights/i.md", f"对话洞见：{text[:30]}")
     n.write_wiki_note("sources/p.md", "page body）")
-    ctx = n._load_wiki_context(3)
+    ctx = load_wiki_context(n, 3)
     parts = ("system", n.query_prompt("what?", ctx))
 
     assert n.exact_tokens(parts, dict(ctx.sections)["index.md"]) == sum(count_tokens(p) for p in parts)
@@ -797,7 +799,7 @@ def _session(n: Nemsy) -> tuple[str, str | None, str]:
         ingest_file(n, rel, f"{rel}: {fact_token(i + 1, 'amber')}")
     n.query("What is FACT-0001?", archive=True)
     tick(n)
-    return n._load_wiki_context(QUERY_PAGES).text, n.read_wiki_note("log.md"), n.tree.read_text(LEDGER_PATH)
+    return load_wiki_context(n, QUERY_PAGES).text, n.read_wiki_note("log.md"), n.tree.read_text(LEDGER_PATH)
 
 
 def test_disk_and_memory_backends_agree(tmp_path) -> None:
@@ -810,4 +812,4 @@ def test_disk_and_memory_backends_agree(tmp_path) -> None:
     assert disk == mem
     assert (tmp_path / "vault" / "nemsy-wiki" / "index.md").exists()
     disk_nemsy.rescan()
-    assert disk_nemsy._load_wiki_context(QUERY_PAGES).text == mem[0]
+    assert load_wiki_context(disk_nemsy, QUERY_PAGES).text == mem[0]

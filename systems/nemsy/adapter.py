@@ -26,7 +26,7 @@ from typing import Any
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
-from systems.nemsy.model import QUERY_PAGES, QUERY_SYSTEM, Nemsy
+from systems.nemsy.model import QUERY_PAGES, QUERY_SYSTEM, Nemsy, load_wiki_context
 from systems.nemsy.policies import IngestResponder
 
 STEP_SECONDS = 60.0
@@ -56,7 +56,7 @@ class Adapter:
         self.source_bytes += len(step.observation.encode("utf-8"))
         n.cli_ingest(rel)
         text = step.question if step.probe else step.observation
-        ctx = n._load_wiki_context(QUERY_PAGES, query=text, route="wiki.query")
+        ctx = load_wiki_context(n, QUERY_PAGES, query=text, route="wiki.query")
         self.sim.env.run(until=self.sim.now + STEP_SECONDS)
         parts = (QUERY_SYSTEM, n.query_prompt(text, ctx))
         return ModelRequest(parts=parts, estimate=None, route="wiki.query")

@@ -47,7 +47,7 @@ OPERATIONS: list[Operation] = [
     Operation("collect_files", ("RT-RTE-document-ingest",), "suffix filter, _index.md excluded, skip dirs"),
     Operation("find_index_context", ("MEM-OBJ-index-guidance",), "ancestor _index.md, farthest first"),
     Operation(
-        "_load_wiki_context",
+        "load_wiki_context",
         ("RT-BAP-wiki-context", "MEM-OBJ-wiki-index", "RT-RTE-wiki-answer"),
         "index in full + N newest pages (mtime index; reads only N bodies); no token budget",
     ),
@@ -206,7 +206,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "MEM-OBJ-wiki-index": Coverage(
-        ("Nemsy._update_index", "index_entry", "Nemsy._load_wiki_context (index first, in full)"),
+        ("Nemsy._update_index", "index_entry", "load_wiki_context (index first, in full)"),
         (
             F + "test_index_entry_format",
             T + "test_index_created_with_frontmatter_then_appended",
@@ -224,7 +224,7 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "RT-BAP-wiki-context": Coverage(
         (
-            "Nemsy._load_wiki_context",
+            "load_wiki_context",
             "MtimeIndex",
             "select_wiki_pages",
             "Nemsy._request (sim.request's fields)",
@@ -285,7 +285,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-wiki-answer": Coverage(
-        ("Nemsy.query", "Nemsy._load_wiki_context(30)", "FactAnswerer"),
+        ("Nemsy.query", "load_wiki_context(30)", "FactAnswerer"),
         (
             T + "test_every_load_is_a_recorded_request",
             T + "test_upstream_query_basic",

@@ -45,34 +45,6 @@ FIX_PARSER_FIXES = frozenset(
 
 
 @dataclass(frozen=True)
-class Variant:
-    """Which fixes are switched on (none: the faithful design) and the fixes' own knobs.
-
-    *context_chars* is the shared character budget of :data:`FIX_BOUNDED_INDEX` (upstream has none).
-    """
-
-    fixed: frozenset[str] = frozenset()
-    context_chars: int = 24_000
-
-    def __post_init__(self) -> None:
-        unknown = set(self.fixed) - set(FIXES)
-        if unknown:
-            raise ValueError(f"unknown Nemsy fix(es) {sorted(unknown)}: expected some of {FIXES}")
-
-    def on(self, fix: str) -> bool:
-        """Whether *fix* is switched on."""
-        return fix in self.fixed
-
-    @classmethod
-    def with_fix(cls, *fixes: str, context_chars: int = 24_000) -> Variant:
-        """The faithful design plus *fixes*."""
-        return cls(frozenset(fixes), context_chars)
-
-
-FAITHFUL_VARIANT = Variant()
-
-
-@dataclass(frozen=True)
 class LedgerRecord:
     """One source's record in ``ingest_log.json`` (version 2), keyed by the source's resolved path."""
 

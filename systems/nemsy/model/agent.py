@@ -1,0 +1,279 @@
+"""The agent's operations (``agent.py``): ingest (and its parser and page write), query and archive, lint,
+insight save, and one chat call. Every model call is one recorded request (:meth:`Base._request`).
+
+Upstream: ``agent.py`` 178-251 (ingest), 254-318 (parse and write), 321-387 (query, archive), 390-427
+(lint), 434-494 (chat turn), 539-617 (save); fidelity note §2.7, §2.9, §2.10.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from systems.nemsy import faults as fp
+from systems.nemsy.model.constants import (
+    ARCHIVABLE,
+    CHAT_SYSTEM,
+    DEFAULT_MODEL,
+    INDEX_FILE,
+    INGEST_PAGES,
+    INGEST_SYSTEM,
+    INGEST_WIDE_PAGES,
+    INSIGHTS,
+    LINT_PAGES,
+    LINT_SYSTEM,
+    QUERIES,
+    QUERY_PAGES,
+    QUERY_SYSTEM,
+    REASONING_MODEL,
+    SAVE_SYSTEM,
+    SOURCES,
+)
+from systems.nemsy.model.ledger import content_hash
+from systems.nemsy.model.loader import load_wiki_context
+from systems.nemsy.model.pages import (
+    TITLE_LINE,
+    parse_ingest_response_with,
+    sanitize_title,
+    short_hash,
+    unwrap_fence,
+)
+from systems.nemsy.model.vault import Vault
+from systems.nemsy.state import (
+    FIX_INDEX_UPSERT,
+    FIX_INJECTIVE_NAMES,
+    FIX_PARSER_FIXES,
+    FIX_REASON_ARCHIVE,
+    Message,
+    WikiContext,
+)
+
+
+class Agent(Vault):
+    """Ingest, query, archive, lint, save and chat calls of one installation."""
+
+    # -- ingest ----------------------------------------------------------------------------------------
+    def ingest_prompt(self, content: str, title: str, index_context: str | None, ctx: WikiContext) -> str:
+        """The ingest user prompt: title, guidance, ``---资料内容---``, source, ``---当前 Wiki 状态---``."""
+        block = f"\n---目录语境（_index.md）---\n{index_context}\n" if index_context else ""
+        return (
+            f"请处理以下资料：\n\n标题：{title}\n{block}\n---资料内容---\n{content}\n\n"
+            f"---当前 Wiki 状态---\n{ctx.text}\n"
+        )
+
+    def ingest(
+        self,
+        content: str,
+        title: str,
+        *,
+        source_path: str | None = None,
+        index_context: str | None = None,
+        wide: bool = False,
+    ) -> str | None:
+        """(RT-RTE-document-ingest, MEM-OBJ-source-page) ``agent.ingest``: load 10 pages (50 wide), one model
+        call, token log, parse and write the page and index, log ``ingest | title`` unconditionally, then the
+        ledger record when *source_path* is set. Returns the page or None.
+
+        Raises :class:`sim.faults.WriteFailed` when the model call fails (nothing recorded).
+        Not modeled: Upstream's system prompts' exact text: short stand-ins are sent instead.
+        """
+        ctx = load_wiki_context(self, INGEST_WIDE_PAGES if wide else INGEST_PAGES, route="wiki.ingest")
+        prompt_tokens = self._request(
+            "ingest",
+            "wiki.ingest",
+            (INGEST_SYSTEM, self.ingest_prompt(content, title, index_context, ctx)),
+            ctx,
+        )
+        self.sim.faults.point(fp.INGEST_LLM_CALL)
+        response = self.responder(title, content, ctx.text)
+        self._record_tokens("ingest", prompt_tokens, response)
+        page = self._parse_and_write_ingest(response, title, source_path=source_path, content=content)
+        self.sim.faults.point(fp.INGEST_AFTER_INDEX)
+        self.append_log("ingest", title)
+        self.sim.faults.point(fp.INGEST_AFTER_LOG)
+        if source_path is not None:
+            self.record_ingest(source_path, content, ingest_mode="full", wiki_page=page)
+        self._op("ingest", title=title, source=source_path, page=page, wide=wide)
+        return page
+
+    def source_page_name(self, title: str, source_path: str | None) -> str:
+        """``sources/<san(title)>-<date>.md`` (the injective-names fix adds a hash of the source path)."""
+        name = sanitize_title(title)
+        if self.fixed(FIX_INJECTIVE_NAMES):
+            name = f"{name}-{short_hash(source_path or title)}"
+        return f"{SOURCES}/{name}-{self.today()}.md"
+
+    def _parse_and_write_ingest(
+        self, response: str, title: str, *, source_path: str | None = None, content: str = ""
+    ) -> str | None:
+        """(MEM-OBJ-source-page) Parse *response* (:func:`parse_ingest_response`) and write the page raw (no
+        trailing newline, overwriting), then the index entry ``来自 <title> 的摘要``. None when the SUMMARY
+        marker is missing: nothing is written.
+        """
+        body = parse_ingest_response_with(response, self.variant.fixes & FIX_PARSER_FIXES)
+        if body is None:
+            self._op("_parse_and_write_ingest", phase="fail", title=title, reason="no SUMMARY")
+            return None
+        filename = self.source_page_name(title, source_path)
+        if self.fixed(FIX_INDEX_UPSERT) and source_path is not None:
+            old = self.ledger_record(source_path)
+            if old is not None and old.wiki_page and old.wiki_page != filename:
+                self._remove_page(old.wiki_page)
+        self._wiki_write(filename, body)
+        self.page_source_hash[filename] = content_hash(content)
+        self.derivations.pop(filename, None)
+        self.sim.faults.point(fp.INGEST_AFTER_PAGE)
+        self._update_index(title, filename, f"来自 {title} 的摘要")
+        self._op("_parse_and_write_ingest", title=title, page=filename, chars=len(body))
+        return filename
+
+    # -- query and archive -------------------------------------------------------------------------------
+    def query_prompt(self, question: str, ctx: WikiContext) -> str:
+        """The query user prompt: ``问题：q``, then ``---Wiki 内容---`` and the context.
+
+        Not modeled: Query and lint user prompts' exact whitespace (the note gives parts and order only).
+        """
+        return f"问题：{question}\n\n---Wiki 内容---\n{ctx.text}\n"
+
+    def query(
+        self,
+        question: str,
+        *,
+        archive: bool = False,
+        wiki_context: WikiContext | None = None,
+        reasoning: bool = False,
+        max_files: int = QUERY_PAGES,
+    ) -> str:
+        """(RT-RTE-wiki-answer, RT-RTE-answer-archive, RT-RTE-reasoning-query) ``agent.query``: the supplied
+        snapshot or a fresh 30-page load, one model call, token log, archive only when *archive* (the
+        ``ARCHIVABLE: true`` marker alone never archives), then ``query | q — 归档：是|否``.
+
+        Reasoning mode returns a tuple upstream: no token log, and ``-r -a`` raises AttributeError before
+        writing (the reasoning-tuple-unpacked fix behaves like the ordinary path).
+
+        Not modeled: Reasoning mode's thinking text, temperature and budget (only its tuple defect).
+        """
+        ctx = wiki_context or load_wiki_context(self, max_files, query=question, route="wiki.query")
+        command = "query"
+        prompt_tokens = self._request(
+            command,
+            "wiki.reason" if reasoning else "wiki.query",
+            (QUERY_SYSTEM, self.query_prompt(question, ctx)),
+            ctx,
+        )
+        answer = self.answerer(question, ctx, ())
+        unpacked = not reasoning or self.fixed(FIX_REASON_ARCHIVE)
+        if unpacked:
+            model = REASONING_MODEL if reasoning else DEFAULT_MODEL
+            self._record_tokens(command, prompt_tokens, answer, model)
+        if archive:
+            if not unpacked:
+                self._op("query", phase="crash", question=question, error="AttributeError")
+                raise AttributeError("'tuple' object has no attribute 'replace'")
+            self._archive_query_result(question, answer, ctx)
+        elif unpacked and ARCHIVABLE in answer:
+            self._op("archive_hint", question=question)
+        detail = (
+            "使用 reasoner 模式"
+            if reasoning and not self.fixed(FIX_REASON_ARCHIVE)
+            else (f"归档：{'是' if archive else '否'}")
+        )
+        self.append_log("query", question, detail=detail)
+        self._op("query", question=question, archive=archive, reasoning=reasoning, pages=list(ctx.pages))
+        return answer
+
+    def query_page_name(self, question: str) -> str:
+        """``queries/<san(q[:40])>-<date>.md`` (the injective-names fix adds a hash of the whole question)."""
+        name = sanitize_title(question[:40])
+        if self.fixed(FIX_INJECTIVE_NAMES):
+            name = f"{name}-{short_hash(question)}"
+        return f"{QUERIES}/{name}-{self.today()}.md"
+
+    def _archive_query_result(self, question: str, answer: str, ctx: WikiContext | None = None) -> str:
+        """(RT-RTE-answer-archive, MEM-OBJ-query-page) Write ``# q\\n\\n<answer minus ARCHIVABLE: true,
+        stripped>`` with frontmatter ``{date, tags: [], title: q, type: query}``, overwriting; then the index
+        line ``查询结果：q[:30]...``
+
+        Not modeled: PyYAML quoting in frontmatter: titles are plain or single-quoted by a simple rule.
+        """
+        filename = self.query_page_name(question)
+        body = f"# {question}\n\n{answer.replace(ARCHIVABLE, '').strip()}"
+        self.write_wiki_note(
+            filename, body, {"date": self.today(), "tags": [], "title": question, "type": "query"}
+        )
+        self._note_derivation(filename, answer, ctx)
+        self.sim.faults.point(fp.ARCHIVE_AFTER_PAGE)
+        self._update_index(question, filename, f"查询结果：{question[:30]}...")
+        self._op("_archive_query_result", question=question, page=filename)
+        return filename
+
+    def _note_derivation(self, filename: str, text: str, ctx: WikiContext | None) -> None:
+        cited = set(re.findall(r"\[\[([^\]|]+)\]\]", text))
+        inputs: dict[str, str] = {}
+        if ctx is not None:
+            for rel, content in ctx.sections:
+                if rel != INDEX_FILE and PurePosixPath(rel).stem in cited and rel != filename:
+                    inputs[rel] = content_hash(content)
+        self.derivations[filename] = inputs
+
+    def lint(self) -> str:
+        """(RT-RTE-wiki-lint) Load 50 pages, one call, token log, ``lint | Wiki 健康检查 — 自动健检完成``; the
+        report is returned, nothing installed.
+
+        Not modeled: Lint's report content: the stand-in returns empty ISSUES/SUGGESTIONS sections.
+        """
+        ctx = load_wiki_context(self, LINT_PAGES, route="wiki.lint")
+        prompt = f"请对以下 Wiki 进行全面健康检查：\n\n---Wiki 内容---\n{ctx.text}\n"
+        prompt_tokens = self._request("lint", "wiki.lint", (LINT_SYSTEM, prompt), ctx)
+        report = "---ISSUES---\n---SUGGESTIONS---\n---NEXT_SOURCES---\n"
+        self._record_tokens("lint", prompt_tokens, report)
+        self.append_log("lint", "Wiki 健康检查", detail="自动健检完成")
+        return report
+
+    # -- insights --------------------------------------------------------------------------------------
+    def save_insight(self, history: Sequence[Message], *, topic: str | None = None) -> str | None:
+        """(RT-RTE-insight-save, MEM-OBJ-insight-page) Rewrite *history* in a fresh call (no Wiki context),
+        fence-unwrap, title from the first ``title:`` line (else *topic*, else ``对话洞见``), write
+        ``insights/<san(title)>-<date>.md`` raw (overwriting), index ``对话洞见：title[:30]``, log
+        ``save | title — chat 归档``. None for an empty history.
+        """
+        if not history:
+            return None
+        transcript = "\n\n".join(f"{'用户' if m.role == 'user' else 'Nemsy'}：{m.content}" for m in history)
+        prompt = f"请整理以下对话中的洞见：\n\n{transcript}" + (f"\n\n归档主题提示：{topic}" if topic else "")
+        prompt_tokens = self._request("save", "wiki.save", (SAVE_SYSTEM, prompt), None)
+        response = self.rewriter(transcript, topic)
+        self._record_tokens("save", prompt_tokens, response)
+        content = unwrap_fence(response.strip())
+        m = TITLE_LINE.search(content)
+        raw_title = m.group(1).strip().strip("\"'") if m else (topic or "对话洞见")
+        name = sanitize_title(raw_title)
+        if self.fixed(FIX_INJECTIVE_NAMES):
+            name = f"{name}-{short_hash(transcript)}"
+        filename = f"{INSIGHTS}/{name}-{self.today()}.md"
+        self._wiki_write(filename, content)
+        self.derivations[filename] = {}
+        self.sim.faults.point(fp.SAVE_AFTER_PAGE)
+        self._update_index(raw_title, filename, f"对话洞见：{raw_title[:30]}")
+        self.sim.faults.point(fp.SAVE_AFTER_INDEX)
+        self.append_log("save", raw_title, detail="chat 归档")
+        self._op("save_insight", title=raw_title, page=filename, messages=len(history))
+        return filename
+
+    # -- chat ------------------------------------------------------------------------------------------
+    def chat_request(
+        self,
+        ctx: WikiContext,
+        history: Sequence[Message],
+        user_input: str,
+        extra_system: str = "",
+        route: str = "wiki.chat",
+    ) -> str:
+        """One chat call: system ``当前 Wiki 摘要：\\n<ctx>\\n\\n`` + chat rules, the history, the input."""
+        system = f"当前 Wiki 摘要：\n{ctx.text}\n\n{extra_system}{CHAT_SYSTEM}"
+        parts = (system, *(m.content for m in history), user_input)
+        prompt_tokens = self._request("chat", route, parts, ctx)
+        reply = self.answerer(user_input, ctx, history)
+        self._record_tokens("chat", prompt_tokens, reply)
+        return reply

@@ -1,0 +1,264 @@
+"""The ingest ledger (``.nemsy/ingest_log.json``, v2) and the token log (``.nemsy/token_log.json``).
+
+Upstream: ``vault.py`` 224-332 (ledger: ``load_ingest_log``, ``get_file_status``, ``record_ingest``),
+393-504 (token log), ``web.py`` 150-197 and ``cli.py`` 613-656 (the display status); fidelity note §2.8,
+§2.15.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from sim.tokens import count_tokens
+from systems.nemsy import faults as fp
+from systems.nemsy.model.base import Base
+from systems.nemsy.model.constants import DEFAULT_MODEL, LEDGER_PATH, LEDGER_VERSION, TOKEN_LOG_PATH
+from systems.nemsy.state import FIX_HASH_STATUS, FIX_LEDGER_BACKUP, FIX_LEDGER_FAILED, LedgerRecord
+
+
+def content_hash(text: str) -> str:
+    """The ledger hash: sha256 hex of the *stripped* UTF-8 content (empty: the ``e3b0c442…`` constant)."""
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
+
+
+def cli_file_status(record: LedgerRecord | None, content: str) -> str:
+    """``get_file_status``: ``empty`` (stripped content empty), ``new`` (no record), ``done`` (hash
+    matches) or ``changed``."""
+    if not content.strip():
+        return "empty"
+    if record is None:
+        return "new"
+    if record.hash == content_hash(content):
+        return "done"
+    return "changed"
+
+
+def _naive(ts: float) -> _dt.datetime:
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).replace(tzinfo=None)
+
+
+def display_file_status(record: LedgerRecord | None, size: int, mtime: float) -> str:
+    """The web/``nemsy sources`` badge: ``empty`` (0 bytes), ``new`` (no record or no ``ingested_at``),
+    ``changed`` (mtime later than the last ``ingested_at``) or ``done``."""
+    if size == 0:
+        return "empty"
+    if record is None or not record.ingested_at:
+        return "new"
+    if _naive(mtime) > _dt.datetime.fromisoformat(record.ingested_at[-1]):
+        return "changed"
+    return "done"
+
+
+def summarize_token_log(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """(MEM-OBJ-token-log) ``summarize_token_log()``: totals, and calls/tokens by command and by model."""
+    by_command: dict[str, dict[str, int]] = {}
+    by_model: dict[str, dict[str, int]] = {}
+    out = {"total_calls": 0, "total_prompt_tokens": 0, "total_completion_tokens": 0, "total_tokens": 0}
+    for r in records:
+        out["total_calls"] += 1
+        out["total_prompt_tokens"] += int(r.get("prompt_tokens", 0))
+        out["total_completion_tokens"] += int(r.get("completion_tokens", 0))
+        out["total_tokens"] += int(r.get("total_tokens", 0))
+        for table, key in ((by_command, r.get("command", "")), (by_model, r.get("model", ""))):
+            row = table.setdefault(str(key), {"calls": 0, "tokens": 0})
+            row["calls"] += 1
+            row["tokens"] += int(r.get("total_tokens", 0))
+    return {**out, "by_command": by_command, "by_model": by_model}
+
+
+@lru_cache(maxsize=131_072)
+def _indented(compact: str, level: int) -> str:
+    return json.dumps(json.loads(compact), ensure_ascii=False, indent=2).replace("\n", "\n" + " " * level)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class JsonPieces:
+    """``json.dumps(value, ensure_ascii=False, indent=2)`` of the ledger and the token log, with each
+    record's text cached by object identity (records are never mutated in place, only replaced or
+    appended), so a write costs a lookup per record instead of re-encoding all of them."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[object, str]] = {}
+        self._log: tuple[int, object, str] = (0, None, "")
+
+    def piece(self, value: Any, level: int, key: str | None = None) -> str:
+        hit = self._cache.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        text = _indented(_compact(value), level)
+        if key is not None:
+            text = f"    {_compact(key)}: {text}"
+        self._cache[id(value)] = (value, text)
+        return text
+
+    def ledger(self, data: dict[str, Any]) -> str:
+        files = data.get("files")
+        if list(data) != ["version", "files"] or not isinstance(files, dict) or not files:
+            return json.dumps(data, ensure_ascii=False, indent=2)
+        if len(self._cache) > 2 * len(files) + 64:
+            live = {id(v) for v in files.values()}
+            self._cache = {k: v for k, v in self._cache.items() if k in live}
+        body = ",\n".join([self.piece(v, 4, k) for k, v in files.items()])
+        return f'{{\n  "version": {_compact(data["version"])},\n  "files": {{\n{body}\n  }}\n}}'
+
+    def token_log(self, records: Sequence[dict[str, Any]]) -> str:
+        if not records:
+            return "[]"
+        count, last, body = self._log
+        if not (0 < count <= len(records) and records[count - 1] is last):
+            count, body = 0, ""
+        new = [f"  {_indented(_compact(r), 2)}" for r in records[count:]]
+        if new:
+            body = ",\n".join([body, *new]) if body else ",\n".join(new)
+        self._log = (len(records), records[-1], body)
+        return "[\n" + body + "\n]"
+
+
+class Ledger(Base):
+    """The ingest ledger and the token log of one installation."""
+
+    def load_ingest_log(self) -> dict[str, Any]:
+        """(MEM-OBJ-ingest-log) ``ingest_log.json``; a missing, invalid, non-dict or non-v2 file reads as an
+        empty v2 ledger (the ledger-backup fix reads the backup instead)."""
+        if self._ledger_cache is not None:
+            return self._ledger_cache
+        data = self._parse_ledger(LEDGER_PATH)
+        if data is None and self.fixed(FIX_LEDGER_BACKUP):
+            data = self._parse_ledger(LEDGER_PATH + ".bak")
+        if data is None:
+            data = {"version": LEDGER_VERSION, "files": {}}
+        self._ledger_cache = data
+        return data
+
+    def _parse_ledger(self, path: str) -> dict[str, Any] | None:
+        if not self.tree.exists(path):
+            return None
+        try:
+            data = json.loads(self.tree.read_text(path))
+        except ValueError:
+            return None
+        if not isinstance(data, dict) or data.get("version") != LEDGER_VERSION:
+            return None
+        if not isinstance(data.get("files"), dict):
+            data["files"] = {}
+        return data
+
+    def _save_ledger(self, data: dict[str, Any]) -> None:
+        self.sim.faults.point(fp.LEDGER_WRITE)
+        text = self._ledger_json.ledger(data)
+        self.bytes_written += self.tree.write_text(LEDGER_PATH, text, clock=self.clock.seconds)
+        if self.fixed(FIX_LEDGER_BACKUP):
+            self.bytes_written += self.tree.write_text(LEDGER_PATH + ".bak", text, clock=self.clock.seconds)
+        self._ledger_cache = data
+
+    def corrupt_ingest_log(self, text: str = "{not json") -> None:
+        """Overwrite ``ingest_log.json`` with *text* (a crash mid-write, a hand edit, an old version)."""
+        self.tree.write_text(LEDGER_PATH, text, clock=self.clock.seconds)
+        self._ledger_cache = None
+        self._op("corrupt_ingest_log", chars=len(text))
+
+    def ledger_record(self, source_path: str) -> LedgerRecord | None:
+        """The ledger record of *source_path* (a tree path), or None."""
+        raw = self.load_ingest_log()["files"].get(self.resolved(source_path))
+        return LedgerRecord.from_json(raw)
+
+    def record_ingest(
+        self,
+        source_path: str,
+        content: str,
+        *,
+        ingest_mode: str | None = "full",
+        wiki_page: str | None = None,
+    ) -> LedgerRecord:
+        """(MEM-OBJ-ingest-log) Write the v2 record: stripped-content hash, prior hash, unstripped UTF-8 size,
+        ``empty``/``done``, the timestamp appended, and the prior ``wiki_page`` kept when *wiki_page* is None.
+
+        Raises :class:`sim.faults.WriteFailed` at ``nemsy.record_ingest.write``.
+        """
+        data = self.load_ingest_log()
+        key = self.resolved(source_path)
+        existing = data["files"].get(key) or {}
+        if not isinstance(existing, dict):
+            existing = {}
+        status = "empty" if not content.strip() else "done"
+        page = wiki_page or existing.get("wiki_page")
+        if self.fixed(FIX_LEDGER_FAILED) and status == "done" and wiki_page is None:
+            status = "failed"
+        prior = existing.get("ingested_at") or []
+        rec = LedgerRecord(
+            hash=content_hash(content),
+            prev_hash=existing.get("hash"),
+            size=len(content.encode("utf-8")),
+            status=status,
+            ingest_mode=ingest_mode,
+            ingested_at=(*[str(x) for x in prior], self.now_naive_iso()),
+            wiki_page=page,
+        )
+        files = dict(data["files"])
+        files[key] = rec.to_json()
+        self._save_ledger({"version": LEDGER_VERSION, "files": files})
+        self._op("record_ingest", source=key, status=status, wiki_page=page)
+        return rec
+
+    def get_file_status(self, source_path: str, content: str) -> str:
+        """(MEM-OBJ-ingest-log) CLI status (hash based): empty / new / done / changed (failed is pending under
+        the ledger-failed-status fix)."""
+        rec = self.ledger_record(source_path)
+        if self.fixed(FIX_LEDGER_FAILED) and rec is not None and rec.status == "failed" and content.strip():
+            return "failed"
+        return cli_file_status(rec, content)
+
+    def display_status(self, source_path: str) -> str:
+        """(MEM-OBJ-ingest-log) Web ``/api/sources`` and ``nemsy sources`` badge (mtime against the last
+        ingestion); the hash-status fix shows the CLI status instead."""
+        data = self.tree.read_bytes(source_path)
+        if self.fixed(FIX_HASH_STATUS):
+            return self.get_file_status(source_path, data.decode("utf-8", "replace"))
+        return display_file_status(self.ledger_record(source_path), len(data), self.tree.mtime(source_path))
+
+    # -- the token log -----------------------------------------------------------------------------------
+    def _record_tokens(
+        self, command: str, prompt_tokens: int, response: str, model: str = DEFAULT_MODEL
+    ) -> None:
+        """(MEM-OBJ-token-log) Append ``{timestamp, command, model, prompt/completion/total tokens}``."""
+        completion = count_tokens(response) if self.record_requests else 0
+        records = self.load_token_log()
+        records.append(
+            {
+                "timestamp": self.now_naive_iso(),
+                "command": command,
+                "model": model,
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion,
+                "total_tokens": prompt_tokens + completion,
+            }
+        )
+        self._tokens_cache = records
+        data = self._token_json.token_log(records)
+        self.bytes_written += self.tree.write_text(TOKEN_LOG_PATH, data, clock=self.clock.seconds)
+
+    def load_token_log(self) -> list[dict[str, Any]]:
+        """``token_log.json`` (an invalid or non-list file reads as ``[]``)."""
+        if self._tokens_cache is not None:
+            return self._tokens_cache
+        records: list[dict[str, Any]] = []
+        if self.tree.exists(TOKEN_LOG_PATH):
+            try:
+                data = json.loads(self.tree.read_text(TOKEN_LOG_PATH))
+                records = data if isinstance(data, list) else []
+            except ValueError:
+                records = []
+        self._tokens_cache = records
+        return records
+
+    def summarize_token_log(self) -> dict[str, Any]:
+        """(MEM-OBJ-token-log) The token-log summary shown by ``nemsy status`` and ``/api/status``."""
+        return summarize_token_log(self.load_token_log())
