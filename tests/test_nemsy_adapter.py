@@ -19,8 +19,9 @@ def test_adapter_ingests_each_observation_and_returns_query_requests() -> None:
     assert n.calls["ingest"] == len(wl.steps)
     assert all(r.route == "wiki.query" and r.estimate is None for r in reqs)
     assert len([p for p in n.list_wiki_notes() if p.startswith("sources/")]) == len(wl.steps)
-    assert "=== index.md ===" in reqs[-1].parts[1]
-    assert reqs[-1].parts[1].count("\n=== sources/") == QUERY_PAGES
+    user = "".join(reqs[-1].parts[1:])
+    assert "=== index.md ===" in user
+    assert user.count("\n=== sources/") == QUERY_PAGES
     assert sim.trace.data.requests == []  # the harness records the returned request
 
 
@@ -32,7 +33,7 @@ def test_adapter_probe_question_in_request_and_storage() -> None:
 
     for step, req in probe_reqs:
         if step.probe:
-            assert step.question in req.parts[1]
+            assert step.question in "".join(req.parts)
     stats = adapter.storage()
     assert 0 < stats.durable_bytes <= stats.bytes_written and stats.ops > 0
 

@@ -260,9 +260,9 @@ def test_web_ingest_ignores_force_and_ledger() -> None:
     n = make()
     path = n.write_source("a.md", "FACT-0001=amber")
     n.cli_ingest("a.md")
-    out = n.web_ingest([path], force=False)
+    out = n.web_ingest("/" + path, force=False)
 
-    assert [(o.status, o.action) for o in out] == [("done", "ingested")]
+    assert out == {"ingested": 1, "results": [{"file": path, "wiki_page": "sources/a-2026-01-05.md"}]}
     assert n.calls["ingest"] == 2
 
 
@@ -329,8 +329,9 @@ def test_guidance_reaches_the_ingest_prompt() -> None:
 
     req = n.sim.trace.data.requests[-1]
     assert req.route == "wiki.ingest"
-    ctx = load_wiki_context(n, 0)
-    prompt = n.ingest_prompt("body text", "a", "<!-- 目录语境：. -->\ncollect finance", ctx)
+    assert n.last_call is not None
+    prompt = n.last_call.user_text
+    assert "<!-- 目录语境：. -->\ncollect finance" in prompt
     order = [prompt.index(s) for s in ("标题：a", "---目录语境（_index.md）---", "---资料内容---")]
     assert order == sorted(order)
 
@@ -611,7 +612,7 @@ def test_resolve_through_the_model() -> None:
     res = n.resolve("foo-d")
     assert res.path == "insights/FOO-d.md"
     assert res.candidates == ("insights/FOO-d.md", "queries/foo-d.md", "sources/Foo-d.md")
-    assert n.read_file(res.path) == "x"
+    assert n.read_file(res.path) == "---\n{}\n---\n\nx"
 
 
 def test_token_log_file_and_reset() -> None:
@@ -742,8 +743,9 @@ def test_ledger_and_token_log_text_is_json_dumps_indent2() -> None:
         max_size=8,
     )
 )
-def test_entrywise_index_count_is_exact(writes) -> None:
-    """Counting the index entry by entry equals counting the whole request text with cl100k."""
+def test_request_parts_count_exactly(writes) -> None:
+    """The sum of a request's part counts (index blocks, pages, template) equals the cl100k count of the
+    assembled system and user prompts, for drawn index entries (odd characters, CR, newlines included)."""
     n = make()
     for kind, text in writes:
         if kind == "source":
@@ -753,10 +755,16 @@ def test_entrywise_index_count_is_exact(writes) -> None:
         else:
             n._update_index(text, "insights/i.md", f"对话洞见：{text[:30]}")
     n.write_wiki_note("sources/p.md", "page body）")
+    for i in range(70):
+        n._update_index(f"t{i}", f"sources/t{i}.md", "来自 t 的摘要")
     ctx = load_wiki_context(n, 3)
-    parts = ("system", n.query_prompt("what?", ctx))
+    for call in (n.query_call("what?", ctx), n.chat_call(ctx, [], "hi"), n.lint_call(ctx, web=True)):
+        parts, kinds = call.parts()
 
-    assert n.exact_tokens(parts, dict(ctx.sections)["index.md"]) == sum(count_tokens(p) for p in parts)
+        assert len(parts) == len(kinds) and "index" in kinds
+        assert sum(count_tokens(p) for p in parts) == count_tokens(call.system_text) + count_tokens(
+            call.user_text
+        )
 
 
 @settings(max_examples=40, deadline=None)

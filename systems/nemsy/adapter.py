@@ -26,7 +26,7 @@ from typing import Any
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
-from systems.nemsy.model import QUERY_PAGES, QUERY_SYSTEM, Nemsy, load_wiki_context
+from systems.nemsy.model import QUERY_PAGES, Nemsy, load_wiki_context
 from systems.nemsy.policies import IngestResponder
 
 STEP_SECONDS = 60.0
@@ -58,7 +58,7 @@ class Adapter:
         text = step.question if step.probe else step.observation
         ctx = load_wiki_context(n, QUERY_PAGES, query=text, route="wiki.query")
         self.sim.env.run(until=self.sim.now + STEP_SECONDS)
-        parts = (QUERY_SYSTEM, n.query_prompt(text, ctx))
+        parts, _ = n.query_call(text, ctx).parts()
         return ModelRequest(parts=parts, estimate=None, route="wiki.query")
 
     def storage(self) -> StorageStats:

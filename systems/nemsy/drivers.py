@@ -550,7 +550,7 @@ def web_check(sim: Simulation, ops: list[list[Any]], variant: Variant) -> Verdic
             v = pr.check_flags_honored(n.read_wiki_note(n.query_page_name(q)) is not None, op[1], 0)
         else:
             before = n.calls["ingest"]
-            n.web_ingest([path], force=op[1])
+            n.web_ingest(path, force=op[1])
             v = pr.check_flags_honored(True, False, 0 if op[1] else n.calls["ingest"] - before)
         if not v.holds:
             return v

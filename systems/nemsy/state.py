@@ -7,6 +7,7 @@ return and what the checkers in :mod:`systems.nemsy.properties` read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 #: The fix switches, one per failure mode of the fidelity note (section 3), and one per parser quirk of
@@ -97,25 +98,46 @@ class Message:
 class WikiContext:
     """One result of ``_load_wiki_context``: the text the model sees and how it was assembled.
 
-    *sections* are ``(relative path, raw content)`` in context order (``index.md`` first when present);
-    *text* is what upstream returns (sections as ``=== path ===\\ncontent`` joined by blank lines, or the
-    empty-wiki text).
+    *page_sections* are the loaded pages as ``(relative path, raw content)`` in context order; *index_blocks*
+    is ``index.md`` (loaded first, when present) cut into blocks of lines, as the vault keeps it, so that
+    a request re-counts only the last block; None when there is no index. :attr:`sections` and
+    :attr:`text` (what upstream returns: sections as ``=== path ===\\ncontent`` joined by blank lines, or
+    *empty_text* when there are none) are built only when asked.
     """
 
-    text: str
-    sections: tuple[tuple[str, str], ...]
+    page_sections: tuple[tuple[str, str], ...]
     max_files: int
-    index_chars: int = 0
+    index_blocks: tuple[str, ...] | None = None
+    empty_text: str = ""
+
+    @cached_property
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        """Every loaded section in context order, ``index.md`` first when present."""
+        if self.index_blocks is None:
+            return self.page_sections
+        return (("index.md", "".join(self.index_blocks)), *self.page_sections)
+
+    @cached_property
+    def text(self) -> str:
+        """The context as upstream's loader returns it."""
+        if not self.sections:
+            return self.empty_text
+        return "\n\n".join(f"=== {p} ===\n{c}" for p, c in self.sections)
+
+    @cached_property
+    def index_chars(self) -> int:
+        """The index's size in characters (0 without an index)."""
+        return sum(len(b) for b in self.index_blocks or ())
 
     @property
     def pages(self) -> tuple[str, ...]:
         """The loaded pages (without ``index.md``), in context order."""
-        return tuple(p for p, _ in self.sections if p != "index.md")
+        return tuple(p for p, _ in self.page_sections)
 
     @property
     def has_index(self) -> bool:
         """Whether ``index.md`` was loaded."""
-        return any(p == "index.md" for p, _ in self.sections)
+        return self.index_blocks is not None
 
 
 @dataclass(frozen=True)
@@ -124,7 +146,9 @@ class IngestOutcome:
 
     path: str
     status: str  # the hash status it was classified with: new / changed / done / empty (/ failed)
-    action: str  # "ingested", "skipped", "recorded-empty", "error"
+    #: "ingested", "skipped" (done, not forced), "recorded-empty", "pending" (listed by --dry-run),
+    #: "cancelled" (the >20-pending y/N question answered no)
+    action: str
     page: str | None = None
 
 

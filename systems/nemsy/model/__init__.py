@@ -9,9 +9,10 @@ Upstream: arrrr110/Nemsy @ 2338bab0aab96a91efb90a80249f33510b630260 (``agent.py`
 ``collect_files``...). The model is not an LLM: the ingest responder, answerer and insight rewriter are
 seeded policies (:mod:`systems.nemsy.policies`).
 
-One module per concept: :mod:`.constants` (names, paths, limits, prompts), :mod:`.pages` (pure page-text
-functions), :mod:`.base` (shared state and request recording), :mod:`.ledger`, :mod:`.vault`,
-:mod:`.loader`, :mod:`.agent`, and the routes :mod:`.cli`, :mod:`.chat`, :mod:`.web`; :mod:`.nemsy`
+One module per concept: :mod:`.constants` (names, paths, limits), :mod:`.prompts` (what each route sends),
+:mod:`.pages` (pure page-text functions), :mod:`.base` (shared state and request recording),
+:mod:`.ledger`, :mod:`.vault`, :mod:`.loader`, :mod:`.agent`, and the routes :mod:`.cli`, :mod:`.chat`,
+:mod:`.web`; :mod:`.nemsy`
 assembles them.
 
 A source's "resolved path" is its tree path with a leading ``/``. The agent clock gives page dates
@@ -25,7 +26,6 @@ from systems.nemsy.model.chat import ChatSession
 from systems.nemsy.model.constants import (
     ARCHIVABLE,
     CHAT_PAGES,
-    CHAT_SYSTEM,
     COLLECT_EXTENSIONS,
     CONTEXT_CHARS,
     DEFAULT_MODEL,
@@ -36,22 +36,18 @@ from systems.nemsy.model.constants import (
     INDEX_FILE,
     INDEX_HEAD,
     INGEST_PAGES,
-    INGEST_SYSTEM,
     INGEST_WIDE_PAGES,
     INSIGHTS,
     LEDGER_PATH,
     LEDGER_VERSION,
     LINT_PAGES,
-    LINT_SYSTEM,
     LOG_FILE,
     NEMSY_DIR,
     QUERIES,
     QUERY_PAGES,
-    QUERY_SYSTEM,
     QUESTIONS_HEADING,
     RAW_DIR,
     REASONING_MODEL,
-    SAVE_SYSTEM,
     SCAN_CONFIRM_OVER,
     SKIP_DIRS,
     SOURCES,
@@ -72,6 +68,7 @@ from systems.nemsy.model.nemsy import Nemsy
 from systems.nemsy.model.pages import (
     facts_in,
     frontmatter_dumps,
+    frontmatter_metadata,
     index_entry,
     index_stems,
     loadable,
@@ -86,12 +83,18 @@ from systems.nemsy.model.pages import (
     short_hash,
     unwrap_fence,
 )
+from systems.nemsy.model.prompts import (
+    UPSTREAM_SYSTEM_TOKENS,
+    WIKI_PATH,
+    ModelCall,
+    system_prompt,
+)
 from systems.nemsy.model.vault import MtimeIndex
+from systems.nemsy.model.web import HTTPError
 
 __all__ = [
     "ARCHIVABLE",
     "CHAT_PAGES",
-    "CHAT_SYSTEM",
     "COLLECT_EXTENSIONS",
     "CONTEXT_CHARS",
     "DEFAULT_MODEL",
@@ -102,32 +105,32 @@ __all__ = [
     "INDEX_FILE",
     "INDEX_HEAD",
     "INGEST_PAGES",
-    "INGEST_SYSTEM",
     "INGEST_WIDE_PAGES",
     "INSIGHTS",
     "LEDGER_PATH",
     "LEDGER_VERSION",
     "LINT_PAGES",
-    "LINT_SYSTEM",
     "LOG_FILE",
     "NEMSY_DIR",
     "QUERIES",
     "QUERY_PAGES",
-    "QUERY_SYSTEM",
     "QUESTIONS_HEADING",
     "RAW_DIR",
     "REASONING_MODEL",
-    "SAVE_SYSTEM",
     "SCAN_CONFIRM_OVER",
     "SKIP_DIRS",
     "SOURCES",
     "SYSTEM",
     "TOKEN_LOG_PATH",
+    "UPSTREAM_SYSTEM_TOKENS",
     "VAULT_DIR",
     "WIKI_DIR",
+    "WIKI_PATH",
     "Answerer",
     "ChatSession",
+    "HTTPError",
     "JsonPieces",
+    "ModelCall",
     "MtimeIndex",
     "Nemsy",
     "Responder",
@@ -138,6 +141,7 @@ __all__ = [
     "display_file_status",
     "facts_in",
     "frontmatter_dumps",
+    "frontmatter_metadata",
     "index_entry",
     "index_stems",
     "is_stale_derivation",
@@ -153,5 +157,6 @@ __all__ = [
     "select_wiki_pages",
     "short_hash",
     "summarize_token_log",
+    "system_prompt",
     "unwrap_fence",
 ]

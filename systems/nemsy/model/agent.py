@@ -1,8 +1,10 @@
 """The agent's operations (``agent.py``): ingest (and its parser and page write), query and archive, lint,
-insight save, and one chat call. Every model call is one recorded request (:meth:`Base._request`).
+insight save, and one chat call. Every model call is one recorded request (:meth:`Base._call`), assembled
+as upstream assembles it (:mod:`systems.nemsy.model.prompts`).
 
 Upstream: ``agent.py`` 178-251 (ingest), 254-318 (parse and write), 321-387 (query, archive), 390-427
-(lint), 434-494 (chat turn), 539-617 (save); fidelity note §2.7, §2.9, §2.10.
+(lint), 434-494 (chat turn), 539-617 (save), ``cli.py`` 551-589 (reasoning query); fidelity note §2.7,
+§2.9, §2.10.
 """
 
 from __future__ import annotations
@@ -12,22 +14,17 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from systems.nemsy import faults as fp
+from systems.nemsy.model import prompts as pm
 from systems.nemsy.model.constants import (
     ARCHIVABLE,
-    CHAT_SYSTEM,
     DEFAULT_MODEL,
-    INDEX_FILE,
     INGEST_PAGES,
-    INGEST_SYSTEM,
     INGEST_WIDE_PAGES,
     INSIGHTS,
     LINT_PAGES,
-    LINT_SYSTEM,
     QUERIES,
     QUERY_PAGES,
-    QUERY_SYSTEM,
     REASONING_MODEL,
-    SAVE_SYSTEM,
     SOURCES,
 )
 from systems.nemsy.model.ledger import content_hash
@@ -49,18 +46,26 @@ from systems.nemsy.state import (
     WikiContext,
 )
 
+#: Lint's stand-in report (its content is not modeled).
+LINT_REPORT = "---ISSUES---\n---SUGGESTIONS---\n---NEXT_SOURCES---\n"
+
 
 class Agent(Vault):
     """Ingest, query, archive, lint, save and chat calls of one installation."""
 
+    def system(self, route: str) -> tuple[pm.Segment, ...]:
+        """The system prompt of *route* as one segment (:func:`.prompts.system_prompt`)."""
+        return (("system", pm.system_prompt(route, self.wiki_path)),)
+
     # -- ingest ----------------------------------------------------------------------------------------
-    def ingest_prompt(self, content: str, title: str, index_context: str | None, ctx: WikiContext) -> str:
-        """The ingest user prompt: title, guidance, ``---资料内容---``, source, ``---当前 Wiki 状态---``."""
-        block = f"\n---目录语境（_index.md）---\n{index_context}\n" if index_context else ""
-        return (
-            f"请处理以下资料：\n\n标题：{title}\n{block}\n---资料内容---\n{content}\n\n"
-            f"---当前 Wiki 状态---\n{ctx.text}\n"
-        )
+    def ingest_call(
+        self, content: str, title: str, index_context: str | None, ctx: WikiContext
+    ) -> pm.ModelCall:
+        """The ingest call: the ingest system prompt; the user prompt ``请处理以下资料：``, ``标题：``, the
+        guidance block, ``---资料内容---``, the source, ``---当前 Wiki 状态---``, the context."""
+        head, source, mid = pm.ingest_user(content, title, index_context)
+        user = (("message", head), ("source", source), ("message", mid), *pm.context_segments(ctx, "\n"))
+        return pm.ModelCall("ingest", "wiki.ingest", self.system("ingest"), user)
 
     def ingest(
         self,
@@ -76,15 +81,10 @@ class Agent(Vault):
         ledger record when *source_path* is set. Returns the page or None.
 
         Raises :class:`sim.faults.WriteFailed` when the model call fails (nothing recorded).
-        Not modeled: Upstream's system prompts' exact text: short stand-ins are sent instead.
+        Not modeled: Upstream's system prompts' exact text: memsim's stand-ins, padded to upstream's size.
         """
         ctx = load_wiki_context(self, INGEST_WIDE_PAGES if wide else INGEST_PAGES, route="wiki.ingest")
-        prompt_tokens = self._request(
-            "ingest",
-            "wiki.ingest",
-            (INGEST_SYSTEM, self.ingest_prompt(content, title, index_context, ctx)),
-            ctx,
-        )
+        prompt_tokens = self._call(self.ingest_call(content, title, index_context, ctx), ctx)
         self.sim.faults.point(fp.INGEST_LLM_CALL)
         response = self.responder(title, content, ctx.text)
         self._record_tokens("ingest", prompt_tokens, response)
@@ -129,12 +129,12 @@ class Agent(Vault):
         return filename
 
     # -- query and archive -------------------------------------------------------------------------------
-    def query_prompt(self, question: str, ctx: WikiContext) -> str:
-        """The query user prompt: ``问题：q``, then ``---Wiki 内容---`` and the context.
-
-        Not modeled: Query and lint user prompts' exact whitespace (the note gives parts and order only).
-        """
-        return f"问题：{question}\n\n---Wiki 内容---\n{ctx.text}\n"
+    def query_call(self, question: str, ctx: WikiContext, *, reasoning: bool = False) -> pm.ModelCall:
+        """The query call: the query system prompt; ``问题：q``, ``---Wiki 内容---`` and the context, in the
+        CLI template (four-space indents, a trailing newline and four spaces) or the reasoning one."""
+        head, tail = pm.reason_user(question) if reasoning else pm.query_user(question)
+        user = (("message", head), *pm.context_segments(ctx, tail))
+        return pm.ModelCall("query", "wiki.reason" if reasoning else "wiki.query", self.system("query"), user)
 
     def query(
         self,
@@ -155,18 +155,12 @@ class Agent(Vault):
         Not modeled: Reasoning mode's thinking text, temperature and budget (only its tuple defect).
         """
         ctx = wiki_context or load_wiki_context(self, max_files, query=question, route="wiki.query")
-        command = "query"
-        prompt_tokens = self._request(
-            command,
-            "wiki.reason" if reasoning else "wiki.query",
-            (QUERY_SYSTEM, self.query_prompt(question, ctx)),
-            ctx,
-        )
+        prompt_tokens = self._call(self.query_call(question, ctx, reasoning=reasoning), ctx)
         answer = self.answerer(question, ctx, ())
         unpacked = not reasoning or self.fixed(FIX_REASON_ARCHIVE)
         if unpacked:
             model = REASONING_MODEL if reasoning else DEFAULT_MODEL
-            self._record_tokens(command, prompt_tokens, answer, model)
+            self._record_tokens("query", prompt_tokens, answer, model)
         if archive:
             if not unpacked:
                 self._op("query", phase="crash", question=question, error="AttributeError")
@@ -192,10 +186,8 @@ class Agent(Vault):
 
     def _archive_query_result(self, question: str, answer: str, ctx: WikiContext | None = None) -> str:
         """(RT-RTE-answer-archive, MEM-OBJ-query-page) Write ``# q\\n\\n<answer minus ARCHIVABLE: true,
-        stripped>`` with frontmatter ``{date, tags: [], title: q, type: query}``, overwriting; then the index
-        line ``查询结果：q[:30]...``
-
-        Not modeled: PyYAML quoting in frontmatter: titles are plain or single-quoted by a simple rule.
+        stripped>`` with frontmatter ``{date, tags: [], title: q, type: query}`` (PyYAML's dump, so long
+        titles fold), overwriting; then the index line ``查询结果：q[:30]...``
         """
         filename = self.query_page_name(question)
         body = f"# {question}\n\n{answer.replace(ARCHIVABLE, '').strip()}"
@@ -212,24 +204,28 @@ class Agent(Vault):
         cited = set(re.findall(r"\[\[([^\]|]+)\]\]", text))
         inputs: dict[str, str] = {}
         if ctx is not None:
-            for rel, content in ctx.sections:
-                if rel != INDEX_FILE and PurePosixPath(rel).stem in cited and rel != filename:
+            for rel, content in ctx.page_sections:
+                if PurePosixPath(rel).stem in cited and rel != filename:
                     inputs[rel] = content_hash(content)
         self.derivations[filename] = inputs
 
+    def lint_call(self, ctx: WikiContext, *, web: bool = False) -> pm.ModelCall:
+        """The lint call: the lint system prompt and the CLI (indented) or web lint template."""
+        head, tail = pm.web_lint_user() if web else pm.lint_user()
+        user = (("message", head), *pm.context_segments(ctx, tail))
+        return pm.ModelCall("lint", "wiki.web_lint" if web else "wiki.lint", self.system("lint"), user)
+
     def lint(self) -> str:
-        """(RT-RTE-wiki-lint) Load 50 pages, one call, token log, ``lint | Wiki 健康检查 — 自动健检完成``; the
-        report is returned, nothing installed.
+        """(RT-RTE-wiki-lint) ``agent.lint`` (CLI ``lint`` and chat ``/lint``): load 50 pages, one call, token
+        log, ``lint | Wiki 健康检查 — 自动健检完成``; the report is returned, nothing installed.
 
         Not modeled: Lint's report content: the stand-in returns empty ISSUES/SUGGESTIONS sections.
         """
         ctx = load_wiki_context(self, LINT_PAGES, route="wiki.lint")
-        prompt = f"请对以下 Wiki 进行全面健康检查：\n\n---Wiki 内容---\n{ctx.text}\n"
-        prompt_tokens = self._request("lint", "wiki.lint", (LINT_SYSTEM, prompt), ctx)
-        report = "---ISSUES---\n---SUGGESTIONS---\n---NEXT_SOURCES---\n"
-        self._record_tokens("lint", prompt_tokens, report)
+        prompt_tokens = self._call(self.lint_call(ctx), ctx)
+        self._record_tokens("lint", prompt_tokens, LINT_REPORT)
         self.append_log("lint", "Wiki 健康检查", detail="自动健检完成")
-        return report
+        return LINT_REPORT
 
     # -- insights --------------------------------------------------------------------------------------
     def save_insight(self, history: Sequence[Message], *, topic: str | None = None) -> str | None:
@@ -241,8 +237,10 @@ class Agent(Vault):
         if not history:
             return None
         transcript = "\n\n".join(f"{'用户' if m.role == 'user' else 'Nemsy'}：{m.content}" for m in history)
-        prompt = f"请整理以下对话中的洞见：\n\n{transcript}" + (f"\n\n归档主题提示：{topic}" if topic else "")
-        prompt_tokens = self._request("save", "wiki.save", (SAVE_SYSTEM, prompt), None)
+        call = pm.ModelCall(
+            "save", "wiki.save", self.system("save"), (("message", pm.save_user(transcript, topic)),)
+        )
+        prompt_tokens = self._call(call, None)
         response = self.rewriter(transcript, topic)
         self._record_tokens("save", prompt_tokens, response)
         content = unwrap_fence(response.strip())
@@ -262,6 +260,28 @@ class Agent(Vault):
         return filename
 
     # -- chat ------------------------------------------------------------------------------------------
+    def chat_call(
+        self,
+        ctx: WikiContext,
+        history: Sequence[Message],
+        user_input: str,
+        *,
+        web: bool = False,
+        extra_system: str = "",
+    ) -> pm.ModelCall:
+        """One chat call (``agent.py`` 469-473, ``web.py`` 298-303): the system prompt
+        ``当前 Wiki 摘要：\\n<ctx>\\n\\n`` + the (web) chat stand-in, the history, the input."""
+        route = "web_chat" if web else "chat"
+        system = (
+            ("system", pm.CHAT_PREFIX),
+            *pm.context_segments(ctx, pm.CHAT_SEPARATOR),
+            *((("memory", extra_system),) if extra_system else ()),
+            *self.system(route),
+        )
+        return pm.ModelCall(
+            "chat", f"wiki.{route}", system, (("message", user_input),), tuple(m.content for m in history)
+        )
+
     def chat_request(
         self,
         ctx: WikiContext,
@@ -270,10 +290,11 @@ class Agent(Vault):
         extra_system: str = "",
         route: str = "wiki.chat",
     ) -> str:
-        """One chat call: system ``当前 Wiki 摘要：\\n<ctx>\\n\\n`` + chat rules, the history, the input."""
-        system = f"当前 Wiki 摘要：\n{ctx.text}\n\n{extra_system}{CHAT_SYSTEM}"
-        parts = (system, *(m.content for m in history), user_input)
-        prompt_tokens = self._request("chat", route, parts, ctx)
+        """One chat call and its token-log entry; returns the reply."""
+        call = self.chat_call(
+            ctx, history, user_input, web=route == "wiki.web_chat", extra_system=extra_system
+        )
+        prompt_tokens = self._call(call, ctx)
         reply = self.answerer(user_input, ctx, history)
         self._record_tokens("chat", prompt_tokens, reply)
         return reply

@@ -2,14 +2,9 @@
 the stand-ins for the model, and the recording of model calls.
 
 Model requests: every model call (ingest, query, chat, lint, save; CLI and web) is recorded with
-``sim.trace.request`` rather than ``sim.request``, for speed only. The record is field for field what
-``sim.request`` would record for the same parts: ``exact_tokens`` = the sum of each part's exact cl100k
-count, ``facts`` = the fact ids present in any part, ``messages`` = the number of parts, ``estimate`` None
-(Nemsy has no estimator) and nothing ``needed``, plus Nemsy's own detail (command, pages, index size). The
-one difference is how the count is computed: the index inside a prompt is counted entry by entry (see
-:meth:`Base.exact_tokens`), which is exact because each entry starts and ends on a cl100k pre-tokenizer
-chunk boundary, and avoids re-encoding an index that grows with every write.
-``tests/test_nemsy_requests.py`` checks every route's records against ``sim.request`` itself.
+``sim.request`` as the parts of :class:`~systems.nemsy.model.prompts.ModelCall` (labelled ``system``,
+``message``, ``source``, ``index``, ``page``, ``memory``), cut where the sum of the parts' cl100k counts is
+the exact count of the assembled prompt; ``estimate`` is None (Nemsy has no estimator).
 """
 
 from __future__ import annotations
@@ -21,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from sim.engine import Simulation
 from sim.files import FileTree
 from sim.text import FACT_RE
-from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
-from systems.nemsy.model.constants import CONTEXT_CHARS, INDEX_FILE, INDEX_HEAD, SYSTEM, WIKI_DIR
+from systems.nemsy.model.constants import CONTEXT_CHARS, SYSTEM, WIKI_DIR
+from systems.nemsy.model.prompts import WIKI_PATH, ModelCall
 from systems.nemsy.state import Message, WikiContext
 
 if TYPE_CHECKING:
@@ -55,7 +50,8 @@ class Base:
     *variant* switches fixes on (the default is the faithful design); *context_chars* is the
     shared-context-budget fix's own knob. *responder*, *answerer* and *rewriter* stand in for the model
     (see :mod:`systems.nemsy.policies`). *record_requests* records every model request in the trace as
-    ``sim.request`` does (the benchmark adapter turns it off and returns its own).
+    ``sim.request`` does (the benchmark adapter turns it off and returns its own). *wiki_path* is the
+    absolute Wiki path upstream writes into every system prompt (``settings.vault.wiki_path``).
     """
 
     pages: MtimeIndex
@@ -75,6 +71,7 @@ class Base:
         rewriter: Rewriter | None = None,
         max_turns: int = 0,
         record_requests: bool = True,
+        wiki_path: str = WIKI_PATH,
     ) -> None:
         from systems.nemsy.model.ledger import JsonPieces
         from systems.nemsy.model.vault import MtimeIndex
@@ -90,6 +87,7 @@ class Base:
         self.rewriter: Rewriter = rewriter or _default_rewriter
         self.max_turns = max_turns
         self.record_requests = record_requests
+        self.wiki_path = wiki_path
         self.pages = MtimeIndex()
         self.generation = 0  # bumped by every Wiki write (the reload-after-write fix reads it)
         self.calls: Counter[str] = Counter()  # model calls by command (ground truth for checkers)
@@ -101,8 +99,7 @@ class Base:
         self.page_source_hash: dict[str, str] = {}
         self._ledger_cache: dict[str, Any] | None = None
         self._ledger_json = JsonPieces()
-        self._entries: list[str] = []  # index entries appended since the index was created (for counting)
-        self._entries_joined = ""
+        self.last_call: ModelCall | None = None
         self._token_json = JsonPieces()
         self._tokens_cache: list[dict[str, Any]] | None = None
         self.rescan()
@@ -137,53 +134,22 @@ class Base:
         return "/" + path.lstrip("/")
 
     # -- model calls -------------------------------------------------------------------------------------
-    def _request(self, command: str, route: str, parts: Sequence[str], ctx: WikiContext | None) -> int:
-        """Record one model request through ``sim.trace.request`` with the fields ``sim.request`` would
-        record for *parts* (exact cl100k tokens via :meth:`exact_tokens`, the fact ids present, the part
-        count, no estimate) and return its prompt tokens. Not ``sim.request`` itself only because its
-        whole-part counting re-encodes the growing index on every call."""
-        self.calls[command] += 1
+    def _call(self, call: ModelCall, ctx: WikiContext | None) -> int:
+        """Record model call *call* with ``sim.request`` (its parts labelled by kind, Nemsy's own detail:
+        command, pages, index size) and return its prompt tokens (0 when requests are not recorded)."""
+        self.calls[call.command] += 1
+        self.last_call = call
         if not self.record_requests:
             return 0
-        facts: set[str] = set()
-        for p in parts:  # not the cached extract_facts: prompts are large and mostly seen once
-            facts.update(f"FACT-{num}" for num, _ in FACT_RE.findall(p))
-        index_text = dict(ctx.sections).get(INDEX_FILE) if ctx else None
-        rec = self.sim.trace.request(
+        parts, kinds = call.parts()
+        rec = self.sim.request(
             SYSTEM,
-            route,
+            call.route,
+            parts,
             agent=self.agent,
-            exact_tokens=self.exact_tokens(parts, index_text),
-            estimate=None,
-            messages=len(parts),
-            facts=frozenset(facts),
-            command=command,
+            kinds=kinds,
+            command=call.command,
             pages=list(ctx.pages) if ctx else [],
             index_chars=ctx.index_chars if ctx else 0,
         )
         return rec.exact_tokens
-
-    def exact_tokens(self, parts: Sequence[str], index_text: str | None = None) -> int:
-        """The exact cl100k count of *parts* (as ``sim.request`` counts them: the sum over parts).
-
-        The index is counted entry by entry. Every entry starts with ``- [[`` after a newline and ends with
-        ``）\n``; cl100k's pre-tokenizer ends a chunk at ``）\n`` (a punctuation run takes its trailing
-        newlines but not the ``-`` that follows) and at the ``\n\n`` closing ``INDEX_HEAD``, and BPE never
-        merges across chunks. So a part's count equals the count of the part with the entries before the
-        last one removed, plus each removed entry's (cached) count; the last entry stays in place because
-        what follows the index can join its trailing newline. A request then costs O(entries) cache hits
-        instead of re-encoding the whole index. Falls back to a plain count whenever the index is not
-        exactly ``INDEX_HEAD`` + the entries this model appended (an upsert, a rescan, a clipped index).
-        """
-        entries = self._entries
-        if index_text is None or len(entries) < 3 or index_text != INDEX_HEAD + self._entries_joined:
-            return sum(count_tokens(p) for p in parts)
-        reduced_index = INDEX_HEAD + entries[-1]
-        total = 0
-        for p in parts:
-            if index_text in p:
-                total += count_tokens(p.replace(index_text, reduced_index, 1))
-                total += sum(count_tokens(e) for e in entries[:-1])
-            else:
-                total += count_tokens(p)
-        return total

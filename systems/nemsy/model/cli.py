@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from systems.nemsy.model.chat import ChatSession
 
 
+def tree_path(path: str) -> str:
+    """A path as pathlib normalizes it (``.`` components and repeated or trailing slashes dropped), as a
+    tree path (the tree root stands for ``/`` and for the cwd)."""
+    text = str(PurePosixPath(path)).lstrip("/")
+    return "" if text == "." else text
+
+
 class Cli(Agent):
     """The raw-source side and the ``nemsy`` commands of one installation."""
 
@@ -49,13 +56,17 @@ class Cli(Agent):
         extensions: Sequence[str] = COLLECT_EXTENSIONS,
         ignore_dirs: Sequence[str] = (),
     ) -> list[str]:
-        """(RT-RTE-document-ingest) ``vault.collect_files``: a file gives ``[path]`` if its suffix matches; a
-        directory gives its (recursive) files with a matching suffix and name ≠ ``_index.md``, skipping any
-        path with a part in the skip set (matched against every part, ancestors included), sorted."""
+        """(RT-RTE-document-ingest) ``vault.collect_files`` (``vault.py`` 343-386): a file gives ``[path]`` if
+        its suffix matches; a directory gives its files (direct children only, unless *recursive*) with a
+        matching suffix and name ≠ ``_index.md``, skipping any path with a part in the skip set (matched
+        against every part, ancestors included), sorted; anything else gives ``[]``."""
+        path = tree_path(path)
         if self.tree.exists(path):
             return [path] if PurePosixPath(path).suffix in extensions else []
+        if not self.tree.is_dir(path):
+            return []
         skip = SKIP_DIRS | {WIKI_DIR.rsplit("/", 1)[-1]} | set(ignore_dirs)
-        prefix = path.rstrip("/") + "/"
+        prefix = path + "/" if path else ""
         out = []
         for f in self.tree.list(path):
             rest = f[len(prefix) :]
@@ -98,11 +109,15 @@ class Cli(Agent):
         return "\n\n".join(found) if found else None
 
     def resolve_ingest_path(self, path: str) -> str:
-        """A relative PATH is taken under the raw root if it exists there, else as given (cwd = tree root)."""
-        candidate = f"{RAW_DIR}/{path}"
+        """``_resolve_ingest_path`` (``cli.py`` 368-386): an absolute PATH is used as it is; a relative one is
+        joined to the raw root with pathlib (which drops ``.`` components, so ``.`` is the raw root) if that
+        exists, else to the cwd (the tree root)."""
+        if path.startswith("/"):
+            return tree_path(path)
+        candidate = tree_path(f"{RAW_DIR}/{path}")
         if self.tree.exists(candidate) or self.tree.is_dir(candidate):
             return candidate
-        return path
+        return tree_path(path)
 
     def cli_ingest(
         self,
@@ -110,20 +125,23 @@ class Cli(Agent):
         *,
         recursive: bool = False,
         force: bool = False,
+        dry_run: bool = False,
         wide: bool = False,
         title: str | None = None,
         confirm: bool = True,
     ) -> list[IngestOutcome]:
-        """(RT-RTE-document-ingest) ``nemsy ingest [PATH] [-r] [-f] [--wide] [-t T]``: collect, classify by
-        hash status (empty → ledger only; done → skipped unless *force*; new/changed → ingested with ancestor
-        guidance; the title is *title* for a single file, else the stem). A full scan with more than 20
-        pending files proceeds only if *confirm*.
+        """(RT-RTE-document-ingest) ``nemsy ingest [PATH] [-r] [-f] [--dry-run] [--wide] [-t T]``
+        (``cli.py`` 389-542): collect, classify by hash status (empty → ledger only; done → skipped unless
+        *force*; new/changed → pending). ``--dry-run`` lists the pending files and returns (empty files are
+        already recorded). When the resolved path is the raw root (no PATH, ``.``, or the root's absolute
+        path) and more than 20 files are pending, they are ingested only if the y/N question is answered
+        yes (*confirm*). Each pending file is ingested with its ancestor guidance; the title is *title* for
+        a single file (not a directory), else the stem. A damaged v2 ledger raises as upstream does.
 
-        Not modeled: Streaming output, the terminal UI, progress bars and --dry-run's printed list.
+        Not modeled: Streaming output, the terminal UI, progress bars and the printed lists.
         """
         root = RAW_DIR if path is None else self.resolve_ingest_path(path)
         files = self.collect_files(root, recursive=recursive)
-        single = self.tree.exists(root) and len(files) == 1
         outcomes: list[IngestOutcome] = []
         pending: list[tuple[str, str, str]] = []
         for f in files:
@@ -139,13 +157,21 @@ class Cli(Agent):
                 outcomes.append(IngestOutcome(f, status, "skipped"))
             else:
                 pending.append((f, content, status))
-        if path is None and len(pending) > SCAN_CONFIRM_OVER and not confirm:
-            return outcomes + [IngestOutcome(f, s, "skipped") for f, _, s in pending]
+        if dry_run:
+            return outcomes + [IngestOutcome(f, s, "pending") for f, _, s in pending]
+        if root == RAW_DIR and len(pending) > SCAN_CONFIRM_OVER and not confirm:
+            return outcomes + [IngestOutcome(f, s, "cancelled") for f, _, s in pending]
+        single = not self.tree.is_dir(root) and len(files) == 1
         for f, content, status in pending:
             t = (title if single and title else None) or PurePosixPath(f).stem
             page = self.ingest(content, t, source_path=f, index_context=self.find_index_context(f), wide=wide)
             outcomes.append(IngestOutcome(f, status, "ingested", page))
         return outcomes
+
+    def sources(self) -> dict[str, str]:
+        """``GET /api/sources``, ``nemsy sources`` and chat ``/sources``: every raw source (``.md``/``.txt``,
+        recursive) with its display status. Read-only."""
+        return {f: self.display_status(f) for f in self.collect_files(RAW_DIR, recursive=True)}
 
     def chat_session(self, *, max_turns: int | None = None, max_files: int = CHAT_PAGES) -> ChatSession:
         """Start ``nemsy chat``: the 20-page Wiki snapshot is loaded now, once."""

@@ -43,10 +43,3 @@ ARCHIVABLE = "ARCHIVABLE: true"
 QUESTIONS_HEADING = "## 待探索问题"
 #: The shared character budget of the shared-context-budget fix (upstream has none).
 CONTEXT_CHARS = 24_000
-
-# Short stand-ins for upstream's system prompts (their exact text is not modeled; see fidelity.py).
-INGEST_SYSTEM = "你是 Nemsy，维护用户的 Wiki。当前任务：摄取新资料，输出 ---SUMMARY--- 与 ---QUESTIONS---。"
-QUERY_SYSTEM = "你是 Nemsy，维护用户的 Wiki。当前任务：基于 Wiki 内容回答问题，末尾列出 [[页面名]] 来源。"
-CHAT_SYSTEM = "你是 Nemsy。当前模式：自由对话，Wiki 作为主要知识来源，引用时标注 [[页面名]]。"
-LINT_SYSTEM = "你是 Nemsy。当前任务：对 Wiki 进行健康检查。"
-SAVE_SYSTEM = "你是 Nemsy。当前任务：将对话中的洞见整理为带 frontmatter 的 Wiki 页面。"

@@ -126,8 +126,12 @@ class Ledger(Base):
     """The ingest ledger and the token log of one installation."""
 
     def load_ingest_log(self) -> dict[str, Any]:
-        """(MEM-OBJ-ingest-log) ``ingest_log.json``; a missing, invalid, non-dict or non-v2 file reads as an
-        empty v2 ledger (the ledger-backup fix reads the backup instead)."""
+        """(MEM-OBJ-ingest-log) ``load_ingest_log`` (``vault.py`` 246-263): a missing file, invalid JSON, a
+        non-dict or a version other than 2 reads as an empty v2 ledger; any dict whose version is 2 is used
+        as it is, with no shape check (a missing ``files``, a non-dict record or a null ``ingested_at`` then
+        raises where it is used, as upstream does), and a file that is not UTF-8 raises
+        UnicodeDecodeError. The ledger-backup fix reads the backup when the main file reads as empty.
+        """
         if self._ledger_cache is not None:
             return self._ledger_cache
         data = self._parse_ledger(LEDGER_PATH)
@@ -141,17 +145,19 @@ class Ledger(Base):
     def _parse_ledger(self, path: str) -> dict[str, Any] | None:
         if not self.tree.exists(path):
             return None
+        text = self.tree.read_text(
+            path
+        )  # UnicodeDecodeError propagates: upstream catches JSON/OS errors only
         try:
-            data = json.loads(self.tree.read_text(path))
-        except ValueError:
+            data = json.loads(text)
+        except json.JSONDecodeError:
             return None
-        if not isinstance(data, dict) or data.get("version") != LEDGER_VERSION:
-            return None
-        if not isinstance(data.get("files"), dict):
-            data["files"] = {}
-        return data
+        if isinstance(data, dict) and data.get("version") == LEDGER_VERSION:
+            return data
+        return None
 
     def _save_ledger(self, data: dict[str, Any]) -> None:
+        """``_save_ledger``: the whole document as ``json.dumps(ensure_ascii=False, indent=2)``."""
         self.sim.faults.point(fp.LEDGER_WRITE)
         text = self._ledger_json.ledger(data)
         self.bytes_written += self.tree.write_text(LEDGER_PATH, text, clock=self.clock.seconds)
@@ -159,15 +165,25 @@ class Ledger(Base):
             self.bytes_written += self.tree.write_text(LEDGER_PATH + ".bak", text, clock=self.clock.seconds)
         self._ledger_cache = data
 
-    def corrupt_ingest_log(self, text: str = "{not json") -> None:
+    def corrupt_ingest_log(self, text: str | bytes = "{not json") -> None:
         """Overwrite ``ingest_log.json`` with *text* (a crash mid-write, a hand edit, an old version)."""
-        self.tree.write_text(LEDGER_PATH, text, clock=self.clock.seconds)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        self.tree.write_bytes(LEDGER_PATH, data, clock=self.clock.seconds)
         self._ledger_cache = None
-        self._op("corrupt_ingest_log", chars=len(text))
+        self._op("corrupt_ingest_log", chars=len(data))
+
+    def delete_ingest_log(self) -> None:
+        """Delete ``ingest_log.json`` (a user cleaning ``.nemsy/``)."""
+        if self.tree.exists(LEDGER_PATH):
+            self.tree.delete(LEDGER_PATH)
+        self._ledger_cache = None
+        self._op("delete_ingest_log")
 
     def ledger_record(self, source_path: str) -> LedgerRecord | None:
-        """The ledger record of *source_path* (a tree path), or None."""
-        raw = self.load_ingest_log()["files"].get(self.resolved(source_path))
+        """The ledger record of *source_path* (a tree path) for checkers: None when there is none or the
+        ledger or record is not shaped as upstream writes it."""
+        files = self.load_ingest_log().get("files")
+        raw = files.get(self.resolved(source_path)) if isinstance(files, dict) else None
         return LedgerRecord.from_json(raw)
 
     def record_ingest(
@@ -177,52 +193,85 @@ class Ledger(Base):
         *,
         ingest_mode: str | None = "full",
         wiki_page: str | None = None,
-    ) -> LedgerRecord:
-        """(MEM-OBJ-ingest-log) Write the v2 record: stripped-content hash, prior hash, unstripped UTF-8 size,
-        ``empty``/``done``, the timestamp appended, and the prior ``wiki_page`` kept when *wiki_page* is None.
+    ) -> LedgerRecord | None:
+        """(MEM-OBJ-ingest-log) ``record_ingest`` (``vault.py`` 290-322): the v2 record (stripped-content
+        hash, prior hash, unstripped UTF-8 size, ``empty``/``done``, the timestamp appended to the prior
+        list, the prior ``wiki_page`` kept when *wiki_page* is None) stored into the loaded document, which
+        is written back whole: unknown top-level keys, their order and the record's position survive.
 
-        Raises :class:`sim.faults.WriteFailed` at ``nemsy.record_ingest.write``.
+        Raises KeyError (no ``files``), AttributeError (``files`` or the prior record not a dict) or
+        TypeError (a prior ``ingested_at`` that is not a list) as upstream does, writing nothing; and
+        :class:`sim.faults.WriteFailed` at ``nemsy.record_ingest.write``.
         """
+        status = "empty" if not content.strip() else "done"
         data = self.load_ingest_log()
         key = self.resolved(source_path)
-        existing = data["files"].get(key) or {}
-        if not isinstance(existing, dict):
-            existing = {}
-        status = "empty" if not content.strip() else "done"
-        page = wiki_page or existing.get("wiki_page")
+        existing = data["files"].get(key, {})
+        record = {
+            "hash": content_hash(content),
+            "prev_hash": existing.get("hash"),
+            "size": len(content.encode("utf-8")),
+            "status": status,
+            "ingest_mode": ingest_mode,
+            "ingested_at": existing.get("ingested_at", []) + [self.now_naive_iso()],  # noqa: RUF005 (TypeError)
+            "wiki_page": wiki_page or existing.get("wiki_page"),
+        }
         if self.fixed(FIX_LEDGER_FAILED) and status == "done" and wiki_page is None:
-            status = "failed"
-        prior = existing.get("ingested_at") or []
-        rec = LedgerRecord(
-            hash=content_hash(content),
-            prev_hash=existing.get("hash"),
-            size=len(content.encode("utf-8")),
-            status=status,
-            ingest_mode=ingest_mode,
-            ingested_at=(*[str(x) for x in prior], self.now_naive_iso()),
-            wiki_page=page,
-        )
-        files = dict(data["files"])
-        files[key] = rec.to_json()
-        self._save_ledger({"version": LEDGER_VERSION, "files": files})
-        self._op("record_ingest", source=key, status=status, wiki_page=page)
-        return rec
+            record["status"] = "failed"
+        data["files"][key] = record
+        try:
+            self._save_ledger(data)
+        except BaseException:
+            self._ledger_cache = None  # the file still holds the previous document
+            raise
+        self._op("record_ingest", source=key, status=record["status"], wiki_page=record["wiki_page"])
+        return LedgerRecord.from_json(record)
 
     def get_file_status(self, source_path: str, content: str) -> str:
-        """(MEM-OBJ-ingest-log) CLI status (hash based): empty / new / done / changed (failed is pending under
-        the ledger-failed-status fix)."""
-        rec = self.ledger_record(source_path)
-        if self.fixed(FIX_LEDGER_FAILED) and rec is not None and rec.status == "failed" and content.strip():
+        """(MEM-OBJ-ingest-log) ``get_file_status`` (``vault.py`` 266-287), the CLI status: ``empty`` (the
+        stripped content is empty), ``new`` (no record), ``done`` (the hash matches) or ``changed`` (and
+        ``failed``, pending, under the ledger-failed-status fix). Raises KeyError or AttributeError on a
+        damaged v2 ledger, as upstream does.
+        """
+        if not content.strip():
+            return "empty"
+        record = self.load_ingest_log()["files"].get(self.resolved(source_path))
+        if record is None:
+            return "new"
+        digest = record.get("hash")
+        if self.fixed(FIX_LEDGER_FAILED) and record.get("status") == "failed":
             return "failed"
-        return cli_file_status(rec, content)
+        return "done" if digest == content_hash(content) else "changed"
 
     def display_status(self, source_path: str) -> str:
-        """(MEM-OBJ-ingest-log) Web ``/api/sources`` and ``nemsy sources`` badge (mtime against the last
-        ingestion); the hash-status fix shows the CLI status instead."""
+        """(MEM-OBJ-ingest-log) The ``/api/sources`` badge (``web.py`` 150-197, also ``nemsy sources``):
+        ``empty`` (0 bytes), ``new`` (no record, or no ``ingested_at``), ``changed`` (mtime later than the
+        last ``ingested_at``) or ``done`` (also when that timestamp does not parse); the hash-status fix
+        shows the CLI status instead.
+
+        Not modeled: the CLI ``sources`` tree raising on an unparsable ingested_at (the web shows done).
+        """
         data = self.tree.read_bytes(source_path)
         if self.fixed(FIX_HASH_STATUS):
             return self.get_file_status(source_path, data.decode("utf-8", "replace"))
-        return display_file_status(self.ledger_record(source_path), len(data), self.tree.mtime(source_path))
+        log_files = self.load_ingest_log().get("files", {})
+        if len(data) == 0:
+            return "empty"
+        record = log_files.get(self.resolved(source_path))
+        if record is None:
+            return "new"
+        ingested_at = record.get("ingested_at", [])
+        last = ingested_at[-1] if ingested_at else None
+        if not last:
+            return "new"
+        try:
+            return (
+                "changed"
+                if _naive(self.tree.mtime(source_path)) > _dt.datetime.fromisoformat(last)
+                else "done"
+            )
+        except ValueError:
+            return "done"
 
     # -- the token log -----------------------------------------------------------------------------------
     def _record_tokens(

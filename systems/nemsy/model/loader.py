@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from systems.nemsy.model.constants import EMPTY_WIKI, INDEX_FILE, QUERY_PAGES
 from systems.nemsy.model.ledger import content_hash
+from systems.nemsy.model.pages import index_blocks
 from systems.nemsy.state import FIX_BOUNDED_INDEX, FIX_INVALIDATE_DERIVED, FIX_RELEVANCE, WikiContext
 
 if TYPE_CHECKING:
@@ -31,18 +32,17 @@ def load_wiki_context(
     The relevance-selection, invalidate-derived and shared-context-budget fixes change the selection.
     """
     if not n.pages.md:
-        ctx = WikiContext(EMPTY_WIKI, (), max_files)
+        ctx = WikiContext((), max_files, empty_text=EMPTY_WIKI)
         n._op("_load_wiki_context", route=route, max_files=max_files, pages=[], index_chars=0)
         return ctx
-    sections: list[tuple[str, str]] = []
-    index_text = n.read_wiki_note(INDEX_FILE) if INDEX_FILE in n.pages.md else None
+    pages: list[tuple[str, str]] = []
+    blocks = n.index_blocks()
     budget = n.context_chars if n.fixed(FIX_BOUNDED_INDEX) else None
     used = 0
-    if index_text is not None:
+    if blocks is not None:
         if budget is not None:
-            index_text = clip_index(index_text, budget // 2)
-        sections.append((INDEX_FILE, index_text))
-        used = len(f"=== {INDEX_FILE} ===\n") + len(index_text)
+            blocks = index_blocks(clip_index("".join(blocks), budget // 2))
+        used = len(f"=== {INDEX_FILE} ===\n") + sum(len(b) for b in blocks)
     for rel in _select(n, max_files, query):
         content = n.read_wiki_note(rel) or ""
         if budget is not None:
@@ -50,18 +50,24 @@ def load_wiki_context(
             if used + size > budget:
                 continue
             used += size
-        sections.append((rel, content))
-    text = "\n\n".join(f"=== {p} ===\n{c}" for p, c in sections)
-    ctx = WikiContext(text, tuple(sections), max_files, len(index_text or ""))
+        pages.append((rel, content))
+    ctx = WikiContext(tuple(pages), max_files, blocks)
     n._op(
         "_load_wiki_context",
         route=route,
         max_files=max_files,
         pages=list(ctx.pages),
         index_chars=ctx.index_chars,
-        chars=len(text),
+        chars=_chars(ctx),
     )
     return ctx
+
+
+def _chars(ctx: WikiContext) -> int:
+    """``len(ctx.text)`` without building it."""
+    parts = [len(f"=== {INDEX_FILE} ===\n") + ctx.index_chars] if ctx.index_blocks is not None else []
+    parts += [len(f"=== {rel} ===\n") + len(c) for rel, c in ctx.page_sections]
+    return sum(parts) + 2 * max(0, len(parts) - 1)
 
 
 def _select(n: Vault, max_files: int, query: str | None) -> list[str]:

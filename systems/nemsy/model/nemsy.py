@@ -20,5 +20,5 @@ class Nemsy(Web):
     Not modeled: Settings loading (TOML, .env, environment variables): the TOML defaults are used.
     Not modeled: Local time: the agent clock is UTC and stands for date.today()/datetime.now().
     Not modeled: Provider caching, overflow and truncation (RT-CMP-deepseek): requests are recorded only.
-    Not modeled: search_notes and iter_notes, library helpers without a wired caller.
+    Not modeled: search_notes, a helper without a wired caller (iter_notes does not exist at this commit).
     """

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import Any
 
+import yaml
+
 from sim.text import extract_facts
 from systems.nemsy.model.constants import INDEX_FILE, LOG_FILE, QUESTIONS_HEADING
 from systems.nemsy.state import (
@@ -137,6 +139,24 @@ def without_entries(index_text: str, stems: set[str]) -> str:
     return "".join(keep)
 
 
+#: Index lines per block (a request's index parts; the vault's in-memory index).
+INDEX_BLOCK_LINES = 64
+
+
+def index_blocks(index_text: str) -> tuple[str, ...]:
+    """*index_text* as blocks of :data:`INDEX_BLOCK_LINES` lines (the last one partial; never empty)."""
+    lines = index_text.splitlines(keepends=True)
+    n = INDEX_BLOCK_LINES
+    return tuple("".join(lines[i : i + n]) for i in range(0, len(lines), n)) or ("",)
+
+
+def extend_blocks(blocks: tuple[str, ...], text: str) -> tuple[str, ...]:
+    """The blocks of ``"".join(blocks) + text``, re-cutting only the last block (which starts a line)."""
+    if not blocks:
+        return index_blocks(text)
+    return blocks[:-1] + index_blocks(blocks[-1] + text)
+
+
 def path_key(path: str) -> tuple[str, ...]:
     """The sort key of ``sorted(Path...)``: component-wise code-point order."""
     return tuple(path.split("/"))
@@ -172,31 +192,38 @@ def resolve_candidates(title: str, note_paths: Iterable[str]) -> tuple[str, ...]
     return tuple(p for p in sorted(note_paths, key=path_key) if PurePosixPath(p).stem.lower() == target)
 
 
-_YAML_SPECIAL = re.compile(
-    r"^(?:[-?:,\[\]{}#&*!|>'\"%@`\s]|~$|null$|Null$|NULL$|true$|True$|TRUE$|false$|False$|FALSE$"
-    r"|yes$|no$|on$|off$|Yes$|No$|On$|Off$|[-+]?\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?$"
-    r"|\d{4}-\d\d?-\d\d?)"
-)
-
-
-def _yaml_scalar(value: Any) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, list) and not value:
-        return "[]"
-    s = str(value)
-    if s == "" or _YAML_SPECIAL.search(s) or ": " in s or " #" in s or s.endswith((" ", ":")) or "\n" in s:
-        return "'" + s.replace("'", "''").replace("\n", " ") + "'"
-    return s
+#: python-frontmatter's YAML handler dumps and loads with libyaml's safe classes when PyYAML has them.
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FM_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 
 
 def frontmatter_dumps(metadata: dict[str, Any], content: str) -> str:
-    """``frontmatter.dumps(Post(content, **metadata))``: sorted YAML keys between ``---`` lines, a blank
-    line, the content; the whole text stripped (python-frontmatter strips the formatted post)."""
-    meta = "\n".join(f"{k}: {_yaml_scalar(metadata[k])}" for k in sorted(metadata))
+    """``frontmatter.dumps(frontmatter.Post(content, **metadata))`` (``vault.py`` 132-133): PyYAML's safe
+    dump (block style, Unicode kept, keys sorted, width 80, so long titles fold and a title with a tab,
+    CR or newline is double-quoted), stripped, between ``---`` lines, a blank line, the content; the whole
+    text stripped. Empty metadata still writes ``---\\n{}\\n---``.
+    """
+    meta = yaml.dump(metadata, Dumper=_DUMPER, default_flow_style=False, allow_unicode=True).strip()
     return f"---\n{meta}\n---\n\n{content}\n".strip()
+
+
+def frontmatter_metadata(text: str) -> dict[str, Any]:
+    """``frontmatter.loads(text).metadata`` with the YAML handler: a text (stripped) that starts with a
+    ``---`` line is split at its first two ``---`` lines and the part between them is loaded with PyYAML's
+    safe loader; no frontmatter, or only one ``---`` line, gives ``{}``, and a non-dict YAML value is
+    ignored. Raises what PyYAML raises on malformed YAML.
+
+    Not modeled: python-frontmatter's JSON and TOML handlers (a page that opens with a ``{`` or ``+++`` line).
+    """
+    text = text.strip()
+    if not _FM_BOUNDARY.match(text):
+        return {}
+    pieces = _FM_BOUNDARY.split(text, 2)
+    if len(pieces) != 3:
+        return {}
+    data = yaml.load(pieces[1], Loader=_LOADER)
+    return dict(data) if isinstance(data, dict) else {}
 
 
 def short_hash(text: str, n: int = 8) -> str:

@@ -13,9 +13,18 @@ import bisect
 from pathlib import PurePosixPath
 from typing import Any
 
-from systems.nemsy.model.constants import HISTORY_DIR, INDEX_FILE, LEDGER_VERSION, LOG_FILE, WIKI_DIR
+from systems.nemsy.model.constants import (
+    HISTORY_DIR,
+    INDEX_FILE,
+    LEDGER_VERSION,
+    LOG_FILE,
+    QUERIES,
+    SOURCES,
+    WIKI_DIR,
+)
 from systems.nemsy.model.ledger import Ledger
 from systems.nemsy.model.pages import (
+    extend_blocks,
     frontmatter_dumps,
     index_entry,
     loadable,
@@ -23,6 +32,9 @@ from systems.nemsy.model.pages import (
     resolve_candidates,
     resolve_citation,
     without_entries,
+)
+from systems.nemsy.model.pages import (
+    index_blocks as cut_blocks,
 )
 from systems.nemsy.state import FIX_DELETE_SYNC, FIX_INDEX_UPSERT, FIX_UNIQUE_RESOLVE, Resolution
 
@@ -79,9 +91,13 @@ class MtimeIndex:
 class Vault(Ledger):
     """The Wiki file layer of one installation, with ``index.md`` and ``log.md`` (on top of its ledger)."""
 
+    #: ``(blocks,)`` while index.md exists, ``()`` while it does not, None when unknown.
+    _index_cache: tuple[tuple[str, ...]] | tuple[()] | None = None
+
     def rescan(self) -> None:
         """Rebuild the mtime index from the tree (after writes made behind the model's back)."""
         self.pages = MtimeIndex()
+        self._index_cache = None
         prefix = WIKI_DIR + "/"
         for p in self.tree.list(WIKI_DIR):
             self.pages.put(p[len(prefix) :], self.tree.mtime(p))
@@ -90,21 +106,54 @@ class Vault(Ledger):
         self.bytes_written += self.tree.write_text(self.wiki(rel), text, clock=self.clock.seconds)
         self.pages.put(rel, self.tree.mtime(self.wiki(rel)))
         self.generation += 1
+        if rel == INDEX_FILE:
+            self._index_cache = None
 
     def read_wiki_note(self, rel: str) -> str | None:
         """The raw text of Wiki-relative *rel*, or None."""
+        if rel == INDEX_FILE:
+            return self.index_text()
         path = self.wiki(rel)
         return self.tree.read_text(path) if self.tree.exists(path) else None
 
+    def index_text(self) -> str | None:
+        """``index.md``'s text, or None."""
+        blocks = self.index_blocks()
+        return None if blocks is None else "".join(blocks)
+
+    def index_blocks(self) -> tuple[str, ...] | None:
+        """``index.md`` cut into blocks of lines (:func:`~systems.nemsy.model.pages.index_blocks`), or None;
+        kept in memory between the vault's own writes (a full rewrite or :meth:`rescan` re-reads it)."""
+        if self._index_cache is None:
+            path = self.wiki(INDEX_FILE)
+            self._index_cache = (cut_blocks(self.tree.read_text(path)),) if self.tree.exists(path) else ()
+        return self._index_cache[0] if self._index_cache else None
+
     def append_wiki_note(self, rel: str, text: str) -> None:
-        """Append *text* (after a ``\\n`` if the file lacks a trailing newline) by rewriting the file."""
-        existing = self.read_wiki_note(rel) or ""
-        sep = "\n" if existing and not existing.endswith("\n") else ""
-        self._wiki_write(rel, existing + sep + text)
+        """Append *text* (after a ``\\n`` if the file lacks a trailing newline; ``vault.py`` 137-152).
+
+        Upstream rewrites the whole file; the model appends the same bytes (same result and mtime) and
+        counts the whole rewrite in ``bytes_written``.
+        """
+        path = self.wiki(rel)
+        if not self.tree.exists(path):
+            self._wiki_write(rel, text)
+            return
+        size = self.tree.size(path)
+        last = self.tree.read_from(path, size - 1)[0] if size else b""
+        add = ("\n" if last and last != b"\n" else "") + text
+        blocks = self.index_blocks() if rel == INDEX_FILE else None
+        self.tree.append_text(path, add, clock=self.clock.seconds)
+        self.bytes_written += size + len(add.encode("utf-8"))
+        self.pages.put(rel, self.tree.mtime(path))
+        self.generation += 1
+        if blocks is not None:
+            self._index_cache = (extend_blocks(blocks, add),)
 
     def write_wiki_note(self, rel: str, content: str, metadata: dict[str, Any] | None = None) -> None:
-        """Write (or overwrite) a note through python-frontmatter's ``dumps`` (raw when no *metadata*)."""
-        self._wiki_write(rel, frontmatter_dumps(metadata, content) if metadata else content)
+        """Write (or overwrite) a note through python-frontmatter's ``dumps`` (``vault.py`` 115-134): with no
+        *metadata* the text is still ``---\\n{}\\n---\\n\\n`` plus the stripped content."""
+        self._wiki_write(rel, frontmatter_dumps(metadata or {}, content))
 
     def list_wiki_notes(self) -> list[str]:
         """``sorted(wiki.rglob("*.md"))`` as Wiki-relative paths."""
@@ -119,26 +168,23 @@ class Vault(Ledger):
     # -- index.md and log.md -----------------------------------------------------------------------------
     def _update_index(self, title: str, filename: str, summary_line: str) -> None:
         """(MEM-OBJ-wiki-index) Append ``- [[stem]] — line （date）`` to ``index.md``; create it (with
-        frontmatter) when absent. Entries are never deduplicated, pruned or rewritten.
+        frontmatter) when absent (``agent.py`` 153-171). Entries are never deduplicated, pruned or rewritten.
 
         The index-upsert fix first removes the stem's existing entries.
         """
         stem = PurePosixPath(filename).stem
         entry = index_entry(stem, summary_line, self.today())
-        current = self.read_wiki_note(INDEX_FILE)
-        if current is None:
+        if self.index_blocks() is None:
             self.write_wiki_note(
                 INDEX_FILE,
                 f"# Nemsy Wiki 索引\n\n## 最近添加\n\n{entry}",
                 {"title": "Wiki 索引", "auto_generated": True},
             )
-            self._entries, self._entries_joined = [entry], entry
         else:
-            self._entries.append(entry)
-            self._entries_joined += entry
-            if self.fixed(FIX_INDEX_UPSERT) and f"[[{stem}]]" in current:
-                current = without_entries(current, {stem})
-                self._wiki_write(INDEX_FILE, current)
+            if self.fixed(FIX_INDEX_UPSERT):
+                current = self.index_text() or ""
+                if f"[[{stem}]]" in current:
+                    self._wiki_write(INDEX_FILE, without_entries(current, {stem}))
             self.append_wiki_note(INDEX_FILE, entry)
         self._op("_update_index", stem=stem, summary=summary_line)
 
@@ -154,8 +200,10 @@ class Vault(Ledger):
             self.tree.delete(self.wiki(rel))
             self.pages.drop(rel)
             self.generation += 1
+            if rel == INDEX_FILE:
+                self._index_cache = None
         stem = PurePosixPath(rel).stem
-        index = self.read_wiki_note(INDEX_FILE)
+        index = self.index_text()
         if index is not None and f"[[{stem}]]" in index:
             self._wiki_write(INDEX_FILE, without_entries(index, {stem}))
 
@@ -173,6 +221,8 @@ class Vault(Ledger):
         self.tree.delete(self.wiki(filename))
         self.pages.drop(filename)
         self.generation += 1
+        if filename == INDEX_FILE:
+            self._index_cache = None
         if self.fixed(FIX_DELETE_SYNC):
             self._remove_page(filename)
             self.append_log("delete", PurePosixPath(filename).stem)
@@ -206,6 +256,27 @@ class Vault(Ledger):
         Not modeled: /api/file's lexical containment check (the file tree refuses escaping paths itself).
         """
         return self.read_wiki_note(rel)
+
+    def status(self) -> dict[str, Any]:
+        """(MEM-OBJ-token-log) What ``nemsy status``, chat ``/status`` and ``GET /api/status`` count
+        (``web.py`` 112-143, ``cli.py`` 704-816): every ``*.md`` (``index.md`` and ``log.md`` included),
+        ``sources/*.md`` and ``queries/*.md`` (not recursive; no insights count), and the token-log
+        summary. Read-only."""
+        notes = self.list_wiki_notes()
+
+        def direct(folder: str) -> int:
+            return sum(1 for p in notes if p.startswith(folder + "/") and "/" not in p[len(folder) + 1 :])
+
+        return {
+            "wiki": {
+                "path": self.wiki_path,
+                "exists": bool(notes) or self.tree.is_dir(WIKI_DIR),
+                "total_notes": len(notes),
+                "sources_count": direct(SOURCES),
+                "queries_count": direct(QUERIES),
+            },
+            "token_usage": self.summarize_token_log(),
+        }
 
     def history_files(self) -> list[str]:
         """(MEM-ABS-history-store) Files under the configured history directory (upstream writes none)."""
