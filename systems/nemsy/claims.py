@@ -14,7 +14,7 @@ drawn space; the named fix must hold everywhere in the same space. Examples are 
 from __future__ import annotations
 
 from sim.claims import Claim
-from systems.nemsy import drivers as d
+from systems.nemsy.drivers import chat, ledger, parser, wiki
 from systems.nemsy.state import (
     FIX_BOUNDED_INDEX,
     FIX_DELETE_SYNC,
@@ -34,6 +34,18 @@ from systems.nemsy.state import (
     FIX_SAVE_EVICTED,
     FIX_UNIQUE_RESOLVE,
     FIX_WEB_FLAGS,
+    OFF_ARCHIVE_NOOP,
+    OFF_DELETE_NOOP,
+    OFF_DISPLAY_ALWAYS_NEW,
+    OFF_INDEX_NOT_UPDATED,
+    OFF_LEDGER_NOT_WRITTEN,
+    OFF_LOADER_EMPTY,
+    OFF_LOADER_EVERY_PAGE,
+    OFF_NO_PAGE_WRITE,
+    OFF_NO_TRIM,
+    OFF_PARSER_REJECTS_ALL,
+    OFF_RESOLVE_ALWAYS_404,
+    OFF_WEB_INGEST_NOOP,
 )
 
 SYSTEM = "nemsy"
@@ -46,9 +58,11 @@ CLAIMS: list[Claim] = [
         "The query loader takes the N newest pages by mtime, so a page holding the asked fact is dropped "
         "once N newer pages exist; only its index line survives.",
         f"{FIX_RELEVANCE}: rank every page by matches of the question's terms before recency",
-        d.recency_strategy,
-        d.recency_check,
+        wiki.recency_strategy,
+        wiki.recency_check,
         fixes=(FIX_RELEVANCE,),
+        off=(OFF_LOADER_EVERY_PAGE,),
+        example_type=wiki.RECENCY,
         summarize=lambda e: (
             f"{e['sources']} sources, probe source #{e['probe'] % e['sources']}, max_files={e['max_files']}"
         ),
@@ -58,11 +72,13 @@ CLAIMS: list[Claim] = [
         SYSTEM,
         ("MEM-CLM-storage-lifecycle", "MEM-OBJ-wiki-index", "MEM-OBJ-ingest-log"),
         "delete_wiki_note unlinks the page only: its index entry stays (resolve 404s) and the ledger stays "
-        "done, so the page is never regenerated.",
+        "done, so the page is never regeneratewiki.",
         f"{FIX_DELETE_SYNC}: delete also drops the stem's index entries and ledger record, and logs",
-        d.delete_strategy,
-        d.delete_check,
+        wiki.delete_strategy,
+        wiki.delete_check,
         fixes=(FIX_DELETE_SYNC,),
+        off=(OFF_DELETE_NOOP,),
+        example_type=wiki.DELETE,
         summarize=lambda e: f"{e['sources']} sources, delete #{e['delete']}",
     ),
     Claim(
@@ -72,9 +88,11 @@ CLAIMS: list[Claim] = [
         "Re-ingesting a source appends a second index line (same day: one overwritten page; later day: "
         "two dated pages that both load).",
         f"{FIX_INDEX_UPSERT}: index upsert keyed by page; re-ingest replaces the ledger's wiki_page",
-        d.reingest_strategy,
-        d.reingest_check,
+        wiki.reingest_strategy,
+        wiki.reingest_check,
         fixes=(FIX_INDEX_UPSERT,),
+        off=(OFF_INDEX_NOT_UPDATED,),
+        example_type=wiki.REINGEST,
         summarize=lambda ops: repr(ops),
     ),
     Claim(
@@ -84,10 +102,12 @@ CLAIMS: list[Claim] = [
         "Distinct sources whose sanitized titles collide share one page the same day: the second "
         "overwrites the first while two index entries alias one stem and both ledger records say done.",
         f"{FIX_INJECTIVE_NAMES}: page name = sanitized title + short hash of the source path or question",
-        d.collision_strategy,
-        d.collision_check,
+        wiki.collision_strategy,
+        wiki.collision_check,
         fixes=(FIX_INJECTIVE_NAMES,),
-        summarize=d.sanitized_summary,
+        off=(OFF_NO_PAGE_WRITE,),
+        example_type=wiki.COLLISION,
+        summarize=wiki.sanitized_summary,
     ),
     Claim(
         "nemsy.ledger-done-without-page",
@@ -96,9 +116,11 @@ CLAIMS: list[Claim] = [
         "A reply without '---SUMMARY---\\n' writes no page but the ledger says done (wiki_page null, or "
         "the stale page of an earlier version), so the CLI skips the source forever.",
         f"{FIX_LEDGER_FAILED}: record 'failed' when no page was written and count it as pending",
-        d.ledger_strategy,
-        d.ledger_check,
+        ledger.ledger_strategy,
+        ledger.ledger_check,
         fixes=(FIX_LEDGER_FAILED,),
+        off=(OFF_LEDGER_NOT_WRITTEN,),
+        example_type=ledger.LEDGER,
         summarize=lambda ops: repr(ops),
     ),
     Claim(
@@ -108,11 +130,13 @@ CLAIMS: list[Claim] = [
         "The index is appended on every write and always loaded in full outside the page count, so the "
         "loaded context outgrows any fixed character budget as writes accumulate, whatever max_files is "
         "(even 0).",
-        f"{FIX_BOUNDED_INDEX}: clip the index to its newest entries and count it and the pages inside one "
-        "shared character budget",
-        d.index_strategy,
-        d.index_check,
+        f"{FIX_BOUNDED_INDEX}: one shared character budget: the newest pages first, then the index with one "
+        "entry per page, newest first, in what is left",
+        wiki.index_strategy,
+        wiki.index_check,
         fixes=(FIX_BOUNDED_INDEX,),
+        off=(OFF_LOADER_EMPTY,),
+        example_type=wiki.INDEX,
         summarize=lambda e: (
             f"{len(e['ops'])} ops {e['ops']}, max_files={e['max_files']}, budget={e['budget']} chars"
         ),
@@ -122,11 +146,14 @@ CLAIMS: list[Claim] = [
         SYSTEM,
         ("MEM-OBJ-query-page", "RT-BAP-wiki-context", "RT-RTE-answer-archive"),
         "An archived answer loads like a source page and keeps feeding its old value into later answers "
-        "after the source it was drawn from is corrected.",
-        f"{FIX_INVALIDATE_DERIVED}: record each derived page's inputs and stop loading it once they change",
-        d.derived_strategy,
-        d.derived_check,
+        "after the source it was drawn from is correctewiki.",
+        f"{FIX_INVALIDATE_DERIVED}: record every page an archived answer or a saved insight was made from "
+        "and stop loading it once one of them changes",
+        wiki.derived_strategy,
+        wiki.derived_check,
         fixes=(FIX_INVALIDATE_DERIVED,),
+        off=(OFF_ARCHIVE_NOOP,),
+        example_type=wiki.DERIVED,
         summarize=lambda e: (
             f"{e['sources']} sources, archive={e['archive']}, edit={e['edit']}, "
             f"reingest={e['reingest']}, next_day={e['next_day']}"
@@ -139,9 +166,11 @@ CLAIMS: list[Claim] = [
         "CLI chat loads its Wiki snapshot once: pages written by /ingest, /query -a or /save in the "
         "session never reach later turns.",
         f"{FIX_RELOAD_SNAPSHOT}: reload the snapshot when the Wiki's write generation changed",
-        d.snapshot_strategy,
-        d.snapshot_check,
+        chat.snapshot_strategy,
+        chat.snapshot_check,
         fixes=(FIX_RELOAD_SNAPSHOT,),
+        off=(OFF_LOADER_EMPTY,),
+        example_type=chat.SNAPSHOT,
         summarize=lambda ops: repr(ops),
     ),
     Claim(
@@ -149,11 +178,14 @@ CLAIMS: list[Claim] = [
         SYSTEM,
         ("RT-RTE-conversation-chat", "MEM-ABS-history-store"),
         "With max_turns>0 the CLI keeps only the last 2*max_turns messages: facts stated earlier are gone "
-        "from later requests, with no summary and nothing persisted.",
-        f"{FIX_SAVE_EVICTED}: fold the facts of evicted turns into a summary kept in the system prompt",
-        d.trim_strategy,
-        d.trim_check,
+        "from later requests, with no summary and nothing persistechat.",
+        f"{FIX_SAVE_EVICTED}: one model call folds the evicted turns into a bounded running summary that the "
+        "chat system prompt carries",
+        chat.trim_strategy,
+        chat.trim_check,
         fixes=(FIX_SAVE_EVICTED,),
+        off=(OFF_NO_TRIM,),
+        example_type=chat.TRIM,
         summarize=lambda e: f"max_turns={e['max_turns']}, {e['turns']} fact turns then a question",
     ),
     Claim(
@@ -164,10 +196,12 @@ CLAIMS: list[Claim] = [
         "after a touch (or a rewrite with the same bytes) the display shows changed while the CLI skips the "
         "file as done.",
         f"{FIX_HASH_STATUS}: one hash-based status shared by every surface",
-        d.status_strategy,
-        d.status_touch_check,
+        ledger.status_strategy,
+        ledger.status_touch_check,
         fixes=(FIX_HASH_STATUS,),
-        summarize=d.status_summary,
+        off=(OFF_DISPLAY_ALWAYS_NEW,),
+        example_type=ledger.STATUS,
+        summarize=ledger.status_summary,
     ),
     Claim(
         "nemsy.status-split-backdated",
@@ -176,10 +210,12 @@ CLAIMS: list[Claim] = [
         "An edit whose mtime is older than the last ingestion (a restored or synced file) shows done in the "
         "web/sources display while the CLI finds it changed and re-ingests it.",
         f"{FIX_HASH_STATUS}: one hash-based status shared by every surface",
-        d.status_strategy,
-        d.status_backdated_check,
+        ledger.status_strategy,
+        ledger.status_backdated_check,
         fixes=(FIX_HASH_STATUS,),
-        summarize=d.status_summary,
+        off=(OFF_DISPLAY_ALWAYS_NEW,),
+        example_type=ledger.STATUS,
+        summarize=ledger.status_summary,
     ),
     Claim(
         "nemsy.status-split-blank",
@@ -188,21 +224,26 @@ CLAIMS: list[Claim] = [
         "A whitespace-only source is empty for the CLI (recorded, never ingested) but new or changed in the "
         "web/sources display, which tests emptiness by byte size.",
         f"{FIX_HASH_STATUS}: one hash-based status shared by every surface",
-        d.status_strategy,
-        d.status_blank_check,
+        ledger.status_strategy,
+        ledger.status_blank_check,
         fixes=(FIX_HASH_STATUS,),
-        summarize=d.status_summary,
+        off=(OFF_DISPLAY_ALWAYS_NEW,),
+        example_type=ledger.STATUS,
+        summarize=ledger.status_summary,
     ),
     Claim(
         "nemsy.corrupt-ledger-reset",
         SYSTEM,
         ("MEM-OBJ-ingest-log", "RT-RTE-document-ingest"),
-        "A missing, invalid or old-format ingest_log.json reads as an empty v2 ledger: every source is new "
-        "again and the next scan re-ingests everything.",
-        f"{FIX_LEDGER_BACKUP}: keep a backup of the last good ledger and read it when the main file is bad",
-        d.corrupt_strategy,
-        d.corrupt_check,
+        "A missing, invalid or old-format ingest_log.json reads as an empty v2 ledger (and one that is not "
+        "UTF-8 fails every scan): every source is new again and the next scan re-ingests everything.",
+        f"{FIX_LEDGER_BACKUP}: keep a backup beside every ledger write and read it when the main file is "
+        "missing, unreadable or resets",
+        ledger.corrupt_strategy,
+        ledger.corrupt_check,
         fixes=(FIX_LEDGER_BACKUP,),
+        off=(OFF_LEDGER_NOT_WRITTEN,),
+        example_type=ledger.CORRUPT,
         summarize=lambda e: f"{e['sources']} sources, ledger replaced by {e['corrupt']!r}",
     ),
     Claim(
@@ -212,10 +253,12 @@ CLAIMS: list[Claim] = [
         "An embedded '## 待探索问题' heading in the summary cuts the page from that heading to the end: "
         "every later section of the summary is lost.",
         f"{FIX_PARSER_SECTION_ONLY}: remove only the questions section (up to the next heading)",
-        d.parser_strategy,
-        d.parser_sections_check,
+        parser.parser_strategy,
+        parser.parser_sections_check,
         fixes=(FIX_PARSER_SECTION_ONLY,),
-        summarize=lambda e: repr(d.build_response(e)[0]),
+        off=(OFF_PARSER_REJECTS_ALL,),
+        example_type=parser.PARSER,
+        summarize=lambda e: repr(parser.build_response(e)[0]),
     ),
     Claim(
         "nemsy.parser-stray-hash",
@@ -224,10 +267,12 @@ CLAIMS: list[Claim] = [
         "The embedded-questions regex matches '## 待探索问题' inside '### 待探索问题', so the page keeps a "
         "stray '#' line.",
         f"{FIX_PARSER_ANY_LEVEL}: match the embedded heading at any level (#{{2,}})",
-        d.parser_strategy,
-        d.parser_stray_check,
+        parser.parser_strategy,
+        parser.parser_stray_check,
         fixes=(FIX_PARSER_ANY_LEVEL,),
-        summarize=lambda e: repr(d.build_response(e)[0]),
+        off=(OFF_PARSER_REJECTS_ALL,),
+        example_type=parser.PARSER,
+        summarize=lambda e: repr(parser.build_response(e)[0]),
     ),
     Claim(
         "nemsy.parser-md-fence",
@@ -236,10 +281,12 @@ CLAIMS: list[Claim] = [
         "Only a bare or ```markdown fence is unwrapped: a summary fenced as ```md is written with its fence "
         "lines verbatim.",
         f"{FIX_PARSER_ANY_FENCE}: unwrap a fence whatever its info string",
-        d.parser_strategy,
-        d.parser_fence_check,
+        parser.parser_strategy,
+        parser.parser_fence_check,
         fixes=(FIX_PARSER_ANY_FENCE,),
-        summarize=lambda e: repr(d.build_response(e)[0]),
+        off=(OFF_PARSER_REJECTS_ALL,),
+        example_type=parser.PARSER,
+        summarize=lambda e: repr(parser.build_response(e)[0]),
     ),
     Claim(
         "nemsy.parser-empty-summary",
@@ -247,11 +294,14 @@ CLAIMS: list[Claim] = [
         ("MEM-OBJ-source-page", "RT-RTE-document-ingest", "MEM-OBJ-ingest-log"),
         "A summary with no content ahead of its questions (empty, or only an embedded questions heading) "
         "is accepted: an empty page (or a lone '#') is written, indexed and recorded as done.",
-        f"{FIX_PARSER_REJECT_EMPTY}: write nothing when the summary has no text",
-        d.parser_strategy,
-        d.parser_empty_check,
+        f"{FIX_PARSER_REJECT_EMPTY}: write no page for a summary with no text and record the source "
+        "'failed' (pending), not done",
+        parser.parser_strategy,
+        parser.parser_empty_check,
         fixes=(FIX_PARSER_REJECT_EMPTY,),
-        summarize=lambda e: repr(d.build_response(e)[0]),
+        off=(OFF_PARSER_REJECTS_ALL,),
+        example_type=parser.PARSER,
+        summarize=lambda e: repr(parser.build_response(e)[0]),
     ),
     Claim(
         "nemsy.ambiguous-citation",
@@ -260,10 +310,13 @@ CLAIMS: list[Claim] = [
         "Citation resolve matches the lower-cased stem and returns the first note in path order, so "
         "insights/FOO-d, queries/foo-d and sources/Foo-d all resolve the citation foo-d to the insights "
         "page.",
-        f"{FIX_UNIQUE_RESOLVE}: answer 'ambiguous' (no path) when several notes share the stem",
-        d.citation_strategy,
-        d.citation_check,
+        f"{FIX_UNIQUE_RESOLVE}: resolve to the note whose stem equals the citation exactly (else the one "
+        "matching it ignoring case); answer 'ambiguous' with the candidates only when several qualify",
+        wiki.citation_strategy,
+        wiki.citation_check,
         fixes=(FIX_UNIQUE_RESOLVE,),
+        off=(OFF_RESOLVE_ALWAYS_404,),
+        example_type=wiki.CITATION,
         summarize=lambda e: f"pages {['/'.join(p) for p in e['pages']]}, cite {e['cite']!r}",
     ),
     Claim(
@@ -272,9 +325,11 @@ CLAIMS: list[Claim] = [
         ("RT-RTE-answer-archive", "RT-RTE-document-ingest"),
         "/api/query drops archive and /api/ingest drops force, re-ingesting unchanged files.",
         f"{FIX_WEB_FLAGS}: the web endpoints honor archive and force like the CLI",
-        d.web_strategy,
-        d.web_check,
+        ledger.web_strategy,
+        ledger.web_check,
         fixes=(FIX_WEB_FLAGS,),
+        off=(OFF_WEB_INGEST_NOOP,),
+        example_type=ledger.WEB,
         summarize=lambda ops: repr(ops),
     ),
     Claim(
@@ -284,9 +339,11 @@ CLAIMS: list[Claim] = [
         "query -r -a treats the reasoning tuple as text: it raises before archiving and writes no log or "
         "token-log entry.",
         f"{FIX_REASON_ARCHIVE}: unpack (reasoning, answer) and continue as the ordinary path",
-        d.reason_strategy,
-        d.reason_check,
+        ledger.reason_strategy,
+        ledger.reason_check,
         fixes=(FIX_REASON_ARCHIVE,),
+        off=(OFF_ARCHIVE_NOOP,),
+        example_type=ledger.REASON,
         summarize=lambda e: f"reasoning={e['reasoning']}, question about {e['question']}",
     ),
 ]

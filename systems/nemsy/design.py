@@ -2,7 +2,7 @@
 
 from sim.registry import Design, Report
 from sim.variant import Switches
-from systems.nemsy.state import FIXES
+from systems.nemsy.state import FIXES, OFFS
 
 DESIGN = Design(
     name="nemsy",
@@ -10,7 +10,7 @@ DESIGN = Design(
     title="a Markdown wiki with an ingest ledger and a recency page loader (10/20/30/50 pages plus the "
     "whole index)",
     report=Report.from_package("systems.nemsy"),
-    switches=Switches("nemsy", fixes=FIXES),
+    switches=Switches("nemsy", fixes=FIXES, off=OFFS),
     demo_scenario="nemsy_recency_window",
     markers={"ingest": "ingest", "chat_trim": "chat trim", "_archive_query_result": "archive"},
 )

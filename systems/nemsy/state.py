@@ -38,6 +38,26 @@ FIXES = (
     FIX_LEDGER_BACKUP, FIX_STRICT_PARSER, FIX_UNIQUE_RESOLVE, FIX_WEB_FLAGS, FIX_REASON_ARCHIVE,
     FIX_PARSER_SECTION_ONLY, FIX_PARSER_ANY_LEVEL, FIX_PARSER_ANY_FENCE, FIX_PARSER_REJECT_EMPTY,
 )  # fmt: skip
+#: Off switches: a claim's mechanism switched off or emptied (the degenerate design its property must
+#: reject; issue 12). None of them is upstream's design or a fix.
+OFF_LOADER_EVERY_PAGE = "loader-every-page"  # the loader ignores max_files and loads every page
+OFF_LOADER_EMPTY = "loader-empty"  # the loader returns an empty context
+OFF_DELETE_NOOP = "delete-noop"  # a confirmed delete unlinks nothing
+OFF_INDEX_NOT_UPDATED = "index-not-updated"  # no writer adds an index entry
+OFF_NO_PAGE_WRITE = "no-page-write"  # ingest writes no source page
+OFF_LEDGER_NOT_WRITTEN = "ledger-not-written"  # record_ingest writes nothing
+OFF_ARCHIVE_NOOP = "archive-noop"  # archiving a query writes nothing
+OFF_NO_TRIM = "no-trim"  # the chat history is never trimmed
+OFF_DISPLAY_ALWAYS_NEW = "display-always-new"  # the sources display shows every file as new
+OFF_PARSER_REJECTS_ALL = "parser-rejects-all"  # the ingest parser rejects every reply
+OFF_RESOLVE_ALWAYS_404 = "resolve-always-404"  # citation resolve never finds a page
+OFF_WEB_INGEST_NOOP = "web-ingest-noop"  # /api/ingest ingests nothing
+
+OFFS = (
+    OFF_LOADER_EVERY_PAGE, OFF_LOADER_EMPTY, OFF_DELETE_NOOP, OFF_INDEX_NOT_UPDATED, OFF_NO_PAGE_WRITE,
+    OFF_LEDGER_NOT_WRITTEN, OFF_ARCHIVE_NOOP, OFF_NO_TRIM, OFF_DISPLAY_ALWAYS_NEW, OFF_PARSER_REJECTS_ALL,
+    OFF_RESOLVE_ALWAYS_404, OFF_WEB_INGEST_NOOP,
+)  # fmt: skip
 #: The fixes the ingest parser reads (fidelity note §3 item 12: one per quirk, and all of them).
 FIX_PARSER_FIXES = frozenset(
     {FIX_STRICT_PARSER, FIX_PARSER_SECTION_ONLY, FIX_PARSER_ANY_LEVEL, FIX_PARSER_ANY_FENCE,

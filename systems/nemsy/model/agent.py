@@ -9,9 +9,7 @@ Upstream: ``agent.py`` 178-251 (ingest), 254-318 (parse and write), 321-387 (que
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from pathlib import PurePosixPath
 
 from systems.nemsy import faults as fp
 from systems.nemsy.model import prompts as pm
@@ -31,6 +29,7 @@ from systems.nemsy.model.ledger import content_hash
 from systems.nemsy.model.loader import load_wiki_context
 from systems.nemsy.model.pages import (
     TITLE_LINE,
+    parse_ingest_response,
     parse_ingest_response_with,
     sanitize_title,
     short_hash,
@@ -41,7 +40,12 @@ from systems.nemsy.state import (
     FIX_INDEX_UPSERT,
     FIX_INJECTIVE_NAMES,
     FIX_PARSER_FIXES,
+    FIX_PARSER_REJECT_EMPTY,
     FIX_REASON_ARCHIVE,
+    FIX_STRICT_PARSER,
+    OFF_ARCHIVE_NOOP,
+    OFF_NO_PAGE_WRITE,
+    OFF_PARSER_REJECTS_ALL,
     Message,
     WikiContext,
 )
@@ -93,9 +97,20 @@ class Agent(Vault):
         self.append_log("ingest", title)
         self.sim.faults.point(fp.INGEST_AFTER_LOG)
         if source_path is not None:
-            self.record_ingest(source_path, content, ingest_mode="full", wiki_page=page)
+            rejected = page is None and self._rejects_empty() and parse_ingest_response(response) is not None
+            self.record_ingest(source_path, content, ingest_mode="full", wiki_page=page, failed=rejected)
         self._op("ingest", title=title, source=source_path, page=page, wide=wide)
         return page
+
+    def _rejects_empty(self) -> bool:
+        return self.fixed(FIX_PARSER_REJECT_EMPTY) or self.fixed(FIX_STRICT_PARSER)
+
+    def parse_reply(self, response: str) -> str | None:
+        """The page body this design's parser makes of *response* (:func:`parse_ingest_response_with` with
+        the parser fixes switched on), or None: nothing is written."""
+        if self.fixed(OFF_PARSER_REJECTS_ALL):
+            return None
+        return parse_ingest_response_with(response, self.variant.fixes & FIX_PARSER_FIXES)
 
     def source_page_name(self, title: str, source_path: str | None) -> str:
         """``sources/<san(title)>-<date>.md`` (the injective-names fix adds a hash of the source path)."""
@@ -109,9 +124,10 @@ class Agent(Vault):
     ) -> str | None:
         """(MEM-OBJ-source-page) Parse *response* (:func:`parse_ingest_response`) and write the page raw (no
         trailing newline, overwriting), then the index entry ``来自 <title> 的摘要``. None when the SUMMARY
-        marker is missing: nothing is written.
+        marker is missing: nothing is written. (Under the empty-summary-rejected fix an empty summary is
+        rejected too, and :meth:`ingest` records that source as ``failed``.)
         """
-        body = parse_ingest_response_with(response, self.variant.fixes & FIX_PARSER_FIXES)
+        body = None if self.fixed(OFF_NO_PAGE_WRITE) else self.parse_reply(response)
         if body is None:
             self._op("_parse_and_write_ingest", phase="fail", title=title, reason="no SUMMARY")
             return None
@@ -190,23 +206,23 @@ class Agent(Vault):
         titles fold), overwriting; then the index line ``查询结果：q[:30]...``
         """
         filename = self.query_page_name(question)
+        if self.fixed(OFF_ARCHIVE_NOOP):
+            return filename
         body = f"# {question}\n\n{answer.replace(ARCHIVABLE, '').strip()}"
         self.write_wiki_note(
             filename, body, {"date": self.today(), "tags": [], "title": question, "type": "query"}
         )
-        self._note_derivation(filename, answer, ctx)
+        self._note_derivation(filename, ctx)
         self.sim.faults.point(fp.ARCHIVE_AFTER_PAGE)
         self._update_index(question, filename, f"查询结果：{question[:30]}...")
         self._op("_archive_query_result", question=question, page=filename)
         return filename
 
-    def _note_derivation(self, filename: str, text: str, ctx: WikiContext | None) -> None:
-        cited = set(re.findall(r"\[\[([^\]|]+)\]\]", text))
-        inputs: dict[str, str] = {}
-        if ctx is not None:
-            for rel, content in ctx.page_sections:
-                if PurePosixPath(rel).stem in cited and rel != filename:
-                    inputs[rel] = content_hash(content)
+    def _note_derivation(self, filename: str, ctx: WikiContext | None) -> None:
+        """Remember what derived page *filename* was made from: every page of the context it was answered
+        from, with its content hash (the invalidate-derived fix stops loading it once one of them changes).
+        Every loaded page counts, cited or not: the model may use any of them."""
+        inputs = {rel: content_hash(c) for rel, c in ctx.page_sections if rel != filename} if ctx else {}
         self.derivations[filename] = inputs
 
     def lint_call(self, ctx: WikiContext, *, web: bool = False) -> pm.ModelCall:
@@ -228,11 +244,14 @@ class Agent(Vault):
         return LINT_REPORT
 
     # -- insights --------------------------------------------------------------------------------------
-    def save_insight(self, history: Sequence[Message], *, topic: str | None = None) -> str | None:
+    def save_insight(
+        self, history: Sequence[Message], *, topic: str | None = None, ctx: WikiContext | None = None
+    ) -> str | None:
         """(RT-RTE-insight-save, MEM-OBJ-insight-page) Rewrite *history* in a fresh call (no Wiki context),
         fence-unwrap, title from the first ``title:`` line (else *topic*, else ``对话洞见``), write
         ``insights/<san(title)>-<date>.md`` raw (overwriting), index ``对话洞见：title[:30]``, log
-        ``save | title — chat 归档``. None for an empty history.
+        ``save | title — chat 归档``. None for an empty history. *ctx* is the Wiki context the conversation
+        saw (the chat session's snapshot), recorded as the insight's derivation inputs.
         """
         if not history:
             return None
@@ -251,13 +270,26 @@ class Agent(Vault):
             name = f"{name}-{short_hash(transcript)}"
         filename = f"{INSIGHTS}/{name}-{self.today()}.md"
         self._wiki_write(filename, content)
-        self.derivations[filename] = {}
+        self._note_derivation(filename, ctx)
         self.sim.faults.point(fp.SAVE_AFTER_PAGE)
         self._update_index(raw_title, filename, f"对话洞见：{raw_title[:30]}")
         self.sim.faults.point(fp.SAVE_AFTER_INDEX)
         self.append_log("save", raw_title, detail="chat 归档")
         self._op("save_insight", title=raw_title, page=filename, messages=len(history))
         return filename
+
+    def summarize_evicted(self, summary: str, evicted: Sequence[Message]) -> str:
+        """The summarize-evicted fix (upstream has none): one model call folds the turns the chat trim just
+        evicted into the running summary, which the summarizer keeps within its own bound; the chat system
+        prompt then carries it."""
+        transcript = "\n\n".join(f"{'用户' if m.role == 'user' else 'Nemsy'}：{m.content}" for m in evicted)
+        user = (("memory", f"{summary}\n\n" if summary else ""), ("message", transcript))
+        call = pm.ModelCall("summarize", "wiki.summarize", (("system", pm.SUMMARIZE_SYSTEM),), user)
+        prompt_tokens = self._call(call, None)
+        out = self.summarizer(summary, transcript)
+        self._record_tokens("summarize", prompt_tokens, out)
+        self._op("summarize_evicted", messages=len(evicted), chars=len(out))
+        return out
 
     # -- chat ------------------------------------------------------------------------------------------
     def chat_call(

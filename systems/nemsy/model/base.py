@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 Responder = Callable[[str, str, str], str]  # (title, source content, wiki context text) -> response
 Answerer = Callable[[str, WikiContext, Sequence[Message]], str]  # (question, context, history) -> answer
 Rewriter = Callable[[str, str | None], str]  # (transcript, topic) -> insight markdown
+Summarizer = Callable[[str, str], str]  # (summary so far, evicted transcript) -> new summary
 
 
 def _default_responder(title: str, content: str, context: str) -> str:
@@ -69,6 +70,7 @@ class Base:
         responder: Responder | None = None,
         answerer: Answerer | None = None,
         rewriter: Rewriter | None = None,
+        summarizer: Summarizer | None = None,
         max_turns: int = 0,
         record_requests: bool = True,
         wiki_path: str = WIKI_PATH,
@@ -85,6 +87,9 @@ class Base:
         self.responder: Responder = responder or _default_responder
         self.answerer: Answerer = answerer or _default_answerer
         self.rewriter: Rewriter = rewriter or _default_rewriter
+        from systems.nemsy.policies import EvictionSummarizer
+
+        self.summarizer: Summarizer = summarizer or EvictionSummarizer()
         self.max_turns = max_turns
         self.record_requests = record_requests
         self.wiki_path = wiki_path
@@ -149,6 +154,7 @@ class Base:
             agent=self.agent,
             kinds=kinds,
             command=call.command,
+            history=len(call.history),
             pages=list(ctx.pages) if ctx else [],
             index_chars=ctx.index_chars if ctx else 0,
         )

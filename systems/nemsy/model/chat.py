@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sim.text import FACT_RE
 from systems.nemsy.model.constants import ARCHIVABLE, CHAT_PAGES
 from systems.nemsy.model.loader import load_wiki_context
-from systems.nemsy.state import FIX_RELOAD_SNAPSHOT, FIX_SAVE_EVICTED, Message, WikiContext
+from systems.nemsy.state import FIX_RELOAD_SNAPSHOT, FIX_SAVE_EVICTED, OFF_NO_TRIM, Message, WikiContext
 
 if TYPE_CHECKING:
     from systems.nemsy.model.cli import Cli
@@ -17,6 +16,8 @@ if TYPE_CHECKING:
 HELP_COMMANDS = (
     "/ingest", "/save", "/query", "/sources", "/lint", "/status", "/help", "/quit", "/exit",
 )  # fmt: skip
+#: The label of the summarize-evicted fix's summary inside the chat system prompt (memsim's own words).
+SUMMARY_LABEL = "早前对话摘要（已移出历史的轮次）："
 #: What ``/query`` with no question prints (``cli.py`` 186).
 QUERY_USAGE = "用法：/query <问题> [-a]  （-a 归档答案）"
 
@@ -37,7 +38,7 @@ class ChatSession:
         self.max_files = max_files
         self.history: list[Message] = []
         self.closed = False
-        self.evicted_facts: list[str] = []  # the summarize-evicted fix's running summary
+        self.summary = ""  # the summarize-evicted fix's running summary of evicted turns
         self.snapshot = load_wiki_context(nemsy, max_files, route="wiki.chat")
         self.generation = nemsy.generation
         nemsy._op("chat_start", pages=list(self.snapshot.pages), max_turns=max_turns)
@@ -53,22 +54,18 @@ class ChatSession:
     def say(self, user_input: str, *, accept_archive: bool = False) -> str:
         """(RT-RTE-conversation-chat) One ordinary turn: call with the history plus *user_input*, append both
         messages, run the optional ARCHIVABLE save, then trim."""
-        extra = ""
-        if self.evicted_facts:
-            extra = "早前对话摘要：" + " ".join(self.evicted_facts) + "\n\n"
+        extra = f"{SUMMARY_LABEL}\n{self.summary}\n\n" if self.summary else ""
         reply = self.nemsy.chat_request(self.context(), self.history, user_input, extra_system=extra)
         self.history.append(Message("user", user_input))
         self.history.append(Message("assistant", reply))
         if ARCHIVABLE in reply and accept_archive:
-            self.nemsy.save_insight(self.history)
-        if self.max_turns > 0 and len(self.history) > 2 * self.max_turns:
+            self.nemsy.save_insight(self.history, ctx=self.snapshot)
+        trims = self.max_turns > 0 and not self.nemsy.fixed(OFF_NO_TRIM)
+        if trims and len(self.history) > 2 * self.max_turns:
             evicted = self.history[: -2 * self.max_turns]
             self.history = self.history[-2 * self.max_turns :]
             if self.nemsy.fixed(FIX_SAVE_EVICTED):
-                for m in evicted:
-                    for f in FACT_RE.finditer(m.content):
-                        if f.group(0) not in self.evicted_facts:
-                            self.evicted_facts.append(f.group(0))
+                self.summary = self.nemsy.summarize_evicted(self.summary, evicted)
             self.nemsy._op("chat_trim", evicted=len(evicted), kept=len(self.history))
         return reply
 
@@ -140,5 +137,5 @@ class ChatSession:
         if cmd == "sources":
             return n.sources()
         if cmd == "save":
-            return n.save_insight(self.history, topic=arg or None)
+            return n.save_insight(self.history, topic=arg or None, ctx=self.snapshot)
         return f"未知命令：/{cmd}，输入 /help 查看可用命令"

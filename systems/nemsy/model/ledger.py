@@ -18,7 +18,16 @@ from sim.tokens import count_tokens
 from systems.nemsy import faults as fp
 from systems.nemsy.model.base import Base
 from systems.nemsy.model.constants import DEFAULT_MODEL, LEDGER_PATH, LEDGER_VERSION, TOKEN_LOG_PATH
-from systems.nemsy.state import FIX_HASH_STATUS, FIX_LEDGER_BACKUP, FIX_LEDGER_FAILED, LedgerRecord
+from systems.nemsy.state import (
+    FIX_HASH_STATUS,
+    FIX_LEDGER_BACKUP,
+    FIX_LEDGER_FAILED,
+    FIX_PARSER_REJECT_EMPTY,
+    FIX_STRICT_PARSER,
+    OFF_DISPLAY_ALWAYS_NEW,
+    OFF_LEDGER_NOT_WRITTEN,
+    LedgerRecord,
+)
 
 
 def content_hash(text: str) -> str:
@@ -130,11 +139,17 @@ class Ledger(Base):
         non-dict or a version other than 2 reads as an empty v2 ledger; any dict whose version is 2 is used
         as it is, with no shape check (a missing ``files``, a non-dict record or a null ``ingested_at`` then
         raises where it is used, as upstream does), and a file that is not UTF-8 raises
-        UnicodeDecodeError. The ledger-backup fix reads the backup when the main file reads as empty.
+        UnicodeDecodeError. The ledger-backup fix reads the backup (written beside every save) when the
+        main file is missing, unreadable or would read as empty.
         """
         if self._ledger_cache is not None:
             return self._ledger_cache
-        data = self._parse_ledger(LEDGER_PATH)
+        try:
+            data = self._parse_ledger(LEDGER_PATH)
+        except UnicodeDecodeError:
+            if not self.fixed(FIX_LEDGER_BACKUP):
+                raise
+            data = None
         if data is None and self.fixed(FIX_LEDGER_BACKUP):
             data = self._parse_ledger(LEDGER_PATH + ".bak")
         if data is None:
@@ -193,16 +208,22 @@ class Ledger(Base):
         *,
         ingest_mode: str | None = "full",
         wiki_page: str | None = None,
+        failed: bool = False,
     ) -> LedgerRecord | None:
         """(MEM-OBJ-ingest-log) ``record_ingest`` (``vault.py`` 290-322): the v2 record (stripped-content
         hash, prior hash, unstripped UTF-8 size, ``empty``/``done``, the timestamp appended to the prior
         list, the prior ``wiki_page`` kept when *wiki_page* is None) stored into the loaded document, which
         is written back whole: unknown top-level keys, their order and the record's position survive.
 
+        *failed* records a write that produced no page as ``failed`` (the empty-summary-rejected fix's
+        rejection); the ledger-failed-status fix does so for every missing page.
+
         Raises KeyError (no ``files``), AttributeError (``files`` or the prior record not a dict) or
         TypeError (a prior ``ingested_at`` that is not a list) as upstream does, writing nothing; and
         :class:`sim.faults.WriteFailed` at ``nemsy.record_ingest.write``.
         """
+        if self.fixed(OFF_LEDGER_NOT_WRITTEN):
+            return None
         status = "empty" if not content.strip() else "done"
         data = self.load_ingest_log()
         key = self.resolved(source_path)
@@ -216,7 +237,7 @@ class Ledger(Base):
             "ingested_at": existing.get("ingested_at", []) + [self.now_naive_iso()],  # noqa: RUF005 (TypeError)
             "wiki_page": wiki_page or existing.get("wiki_page"),
         }
-        if self.fixed(FIX_LEDGER_FAILED) and status == "done" and wiki_page is None:
+        if status == "done" and wiki_page is None and (self.fixed(FIX_LEDGER_FAILED) or failed):
             record["status"] = "failed"
         data["files"][key] = record
         try:
@@ -239,9 +260,13 @@ class Ledger(Base):
         if record is None:
             return "new"
         digest = record.get("hash")
-        if self.fixed(FIX_LEDGER_FAILED) and record.get("status") == "failed":
+        if record.get("status") == "failed" and self._writes_failed():
             return "failed"
         return "done" if digest == content_hash(content) else "changed"
+
+    def _writes_failed(self) -> bool:
+        """Whether a fix that records ``failed`` (and counts it as pending) is on."""
+        return any(self.fixed(f) for f in (FIX_LEDGER_FAILED, FIX_PARSER_REJECT_EMPTY, FIX_STRICT_PARSER))
 
     def display_status(self, source_path: str) -> str:
         """(MEM-OBJ-ingest-log) The ``/api/sources`` badge (``web.py`` 150-197, also ``nemsy sources``):
@@ -252,6 +277,8 @@ class Ledger(Base):
         Not modeled: the CLI ``sources`` tree raising on an unparsable ingested_at (the web shows done).
         """
         data = self.tree.read_bytes(source_path)
+        if self.fixed(OFF_DISPLAY_ALWAYS_NEW):
+            return "new"
         if self.fixed(FIX_HASH_STATUS):
             return self.get_file_status(source_path, data.decode("utf-8", "replace"))
         log_files = self.load_ingest_log().get("files", {})

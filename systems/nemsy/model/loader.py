@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING
 
 from systems.nemsy.model.constants import EMPTY_WIKI, INDEX_FILE, QUERY_PAGES
 from systems.nemsy.model.ledger import content_hash
-from systems.nemsy.model.pages import index_blocks
-from systems.nemsy.state import FIX_BOUNDED_INDEX, FIX_INVALIDATE_DERIVED, FIX_RELEVANCE, WikiContext
+from systems.nemsy.model.pages import index_blocks, index_stems
+from systems.nemsy.state import (
+    FIX_BOUNDED_INDEX,
+    FIX_INVALIDATE_DERIVED,
+    FIX_RELEVANCE,
+    OFF_LOADER_EMPTY,
+    OFF_LOADER_EVERY_PAGE,
+    WikiContext,
+)
 
 if TYPE_CHECKING:
     from systems.nemsy.model.vault import Vault
@@ -29,28 +36,18 @@ def load_wiki_context(
     ``（Wiki 目前为空）`` when there is no ``*.md``. No size cap anywhere. *query* is what the route asks
     (only the relevance-selection fix reads it); *route* labels the trace record.
 
-    The relevance-selection, invalidate-derived and shared-context-budget fixes change the selection.
+    The relevance-selection, invalidate-derived and shared-context-budget fixes change the selection; the
+    off switches ``loader-every-page`` and ``loader-empty`` ignore *max_files* or load nothing.
     """
-    if not n.pages.md:
-        ctx = WikiContext((), max_files, empty_text=EMPTY_WIKI)
+    if not n.pages.md or n.fixed(OFF_LOADER_EMPTY):
+        ctx = WikiContext((), max_files, empty_text="" if n.pages.md else EMPTY_WIKI)
         n._op("_load_wiki_context", route=route, max_files=max_files, pages=[], index_chars=0)
         return ctx
-    pages: list[tuple[str, str]] = []
     blocks = n.index_blocks()
-    budget = n.context_chars if n.fixed(FIX_BOUNDED_INDEX) else None
-    used = 0
-    if blocks is not None:
-        if budget is not None:
-            blocks = index_blocks(clip_index("".join(blocks), budget // 2))
-        used = len(f"=== {INDEX_FILE} ===\n") + sum(len(b) for b in blocks)
-    for rel in _select(n, max_files, query):
-        content = n.read_wiki_note(rel) or ""
-        if budget is not None:
-            size = len(f"\n\n=== {rel} ===\n") + len(content)
-            if used + size > budget:
-                continue
-            used += size
-        pages.append((rel, content))
+    if n.fixed(FIX_BOUNDED_INDEX):
+        pages, blocks = _within_budget(n, n.context_chars, _select(n, max_files, query), blocks)
+    else:
+        pages = [(rel, n.read_wiki_note(rel) or "") for rel in _select(n, max_files, query)]
     ctx = WikiContext(tuple(pages), max_files, blocks)
     n._op(
         "_load_wiki_context",
@@ -63,6 +60,26 @@ def load_wiki_context(
     return ctx
 
 
+def _within_budget(
+    n: Vault, budget: int, chosen: list[str], blocks: tuple[str, ...] | None
+) -> tuple[list[tuple[str, str]], tuple[str, ...] | None]:
+    """The shared-context-budget fix: the chosen pages, newest first, while they fit *budget* characters,
+    then the index with as many of its newest entries as fit what is left (its head always kept)."""
+    pages: list[tuple[str, str]] = []
+    used = 0
+    for rel in chosen:
+        content = n.read_wiki_note(rel) or ""
+        size = len(f"=== {rel} ===\n") + len(content) + (2 if pages else 0)
+        if used + size <= budget:
+            pages.append((rel, content))
+            used += size
+    if blocks is None:
+        return pages, None
+    room = budget - used - len(f"=== {INDEX_FILE} ===\n") - (2 if pages else 0)
+    clipped = clip_index("".join(blocks), room)
+    return pages, (index_blocks(clipped) if clipped is not None else None)
+
+
 def _chars(ctx: WikiContext) -> int:
     """``len(ctx.text)`` without building it."""
     parts = [len(f"=== {INDEX_FILE} ===\n") + ctx.index_chars] if ctx.index_blocks is not None else []
@@ -71,6 +88,8 @@ def _chars(ctx: WikiContext) -> int:
 
 
 def _select(n: Vault, max_files: int, query: str | None) -> list[str]:
+    if n.fixed(OFF_LOADER_EVERY_PAGE):
+        max_files = len(n.pages)
     if not (n.fixed(FIX_RELEVANCE) and query) and not n.fixed(FIX_INVALIDATE_DERIVED):
         return n.pages.newest(max_files)
     candidates = n.pages.loadable()
@@ -88,18 +107,23 @@ def _select(n: Vault, max_files: int, query: str | None) -> list[str]:
     return candidates[: max(0, max_files)]
 
 
-def clip_index(index_text: str, limit: int) -> str:
-    """The index with only its newest entries, so that it fits *limit* characters (shared-budget fix)."""
-    if len(index_text) <= limit:
-        return index_text
+def clip_index(index_text: str, limit: int) -> str | None:
+    """The shared-context-budget fix's index: its non-entry lines and, newest first, one entry per page (the
+    newest) while they fit *limit* characters, in file order; None when not even the non-entry lines fit."""
     lines = index_text.splitlines(keepends=True)
     head = [ln for ln in lines if not ln.startswith("- [[")]
-    entries = [ln for ln in lines if ln.startswith("- [[")]
     size = sum(len(h) for h in head)
+    if size > limit:
+        return None
     kept: list[str] = []
-    for ln in reversed(entries):
+    seen: set[str] = set()
+    for ln in reversed([ln for ln in lines if ln.startswith("- [[")]):
+        stems = index_stems(ln)
+        if stems and stems[0] in seen:
+            continue
         if size + len(ln) > limit:
             break
+        seen.update(stems)
         kept.append(ln)
         size += len(ln)
     return "".join(head) + "".join(reversed(kept))

@@ -81,6 +81,8 @@ PAD_TOKENS = {
     "lint": 456,
     "save": 495,
 }
+#: The summarize-evicted fix's own call (upstream has no such call, so nothing to match).
+SUMMARIZE_SYSTEM = "你是 Nemsy。把下面已移出对话历史的轮次并入已有摘要，保留用户陈述的事实，输出新的摘要。\n"
 #: The chat system prompt's prefix and separator around the Wiki context (``agent.py`` 469-472).
 CHAT_PREFIX = "当前 Wiki 摘要：\n"
 CHAT_SEPARATOR = "\n\n"

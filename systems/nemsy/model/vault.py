@@ -36,7 +36,15 @@ from systems.nemsy.model.pages import (
 from systems.nemsy.model.pages import (
     index_blocks as cut_blocks,
 )
-from systems.nemsy.state import FIX_DELETE_SYNC, FIX_INDEX_UPSERT, FIX_UNIQUE_RESOLVE, Resolution
+from systems.nemsy.state import (
+    FIX_DELETE_SYNC,
+    FIX_INDEX_UPSERT,
+    FIX_UNIQUE_RESOLVE,
+    OFF_DELETE_NOOP,
+    OFF_INDEX_NOT_UPDATED,
+    OFF_RESOLVE_ALWAYS_404,
+    Resolution,
+)
 
 
 class MtimeIndex:
@@ -173,6 +181,8 @@ class Vault(Ledger):
         The index-upsert fix first removes the stem's existing entries.
         """
         stem = PurePosixPath(filename).stem
+        if self.fixed(OFF_INDEX_NOT_UPDATED):
+            return
         entry = index_entry(stem, summary_line, self.today())
         if self.index_blocks() is None:
             self.write_wiki_note(
@@ -218,6 +228,8 @@ class Vault(Ledger):
             return False
         if not confirmed:
             raise RuntimeError("删除操作必须先通过 click.confirm() 获得用户确认，再传入 confirmed=True")
+        if self.fixed(OFF_DELETE_NOOP):
+            return True
         self.tree.delete(self.wiki(filename))
         self.pages.drop(filename)
         self.generation += 1
@@ -242,11 +254,22 @@ class Vault(Ledger):
 
     def resolve(self, title: str) -> Resolution:
         """(MEM-RTE-browser-read) ``GET /api/wiki/resolve?title=``: the first note in path order with that
-        lower-cased stem (None: 404); the ambiguous-citation-refused fix answers None when several match."""
+        lower-cased stem (None: 404).
+
+        The ambiguous-citation-refused fix resolves a citation only to the note it names: the one note whose
+        stem equals the citation exactly (the model copies stems from the index), else the one note whose
+        stem matches it ignoring case; when several notes qualify it answers "ambiguous" (no path, every
+        candidate listed) instead of silently choosing the first.
+        """
         notes = self.list_wiki_notes()
         cands = resolve_candidates(title, notes)
         chosen = resolve_citation(title, notes)
-        if self.fixed(FIX_UNIQUE_RESOLVE) and len(cands) > 1:
+        if self.fixed(FIX_UNIQUE_RESOLVE):
+            target = title.removesuffix(".md") if title.lower().endswith(".md") else title
+            exact = [p for p in cands if PurePosixPath(p).stem == target]
+            pick = exact if exact else list(cands)
+            chosen = pick[0] if len(pick) == 1 else None
+        if self.fixed(OFF_RESOLVE_ALWAYS_404):
             chosen = None
         return Resolution(chosen, cands)
 

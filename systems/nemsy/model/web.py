@@ -19,7 +19,7 @@ from systems.nemsy.model.cli import Cli, tree_path
 from systems.nemsy.model.constants import CHAT_PAGES, LINT_PAGES, QUERY_PAGES
 from systems.nemsy.model.loader import load_wiki_context
 from systems.nemsy.model.pages import frontmatter_metadata
-from systems.nemsy.state import FIX_WEB_FLAGS, Message, WikiContext
+from systems.nemsy.state import FIX_WEB_FLAGS, OFF_WEB_INGEST_NOOP, Message, WikiContext
 
 
 class HTTPError(Exception):
@@ -46,6 +46,8 @@ class Web(Cli):
         where = tree_path(path)
         if not (self.tree.exists(where) or self.tree.is_dir(where)):
             raise HTTPError(404, f"Path not found: {path}")
+        if self.fixed(OFF_WEB_INGEST_NOOP):
+            return {"ingested": 0, "results": []}
         files = self.collect_files(where, recursive=recursive) if self.tree.is_dir(where) else [where]
         results = []
         for f in files:
