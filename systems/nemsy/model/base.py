@@ -22,7 +22,7 @@ from systems.nemsy.model.prompts import WIKI_PATH, ModelCall
 from systems.nemsy.state import Message, WikiContext
 
 if TYPE_CHECKING:
-    from systems.nemsy.model.ledger import JsonPieces
+    from systems.nemsy.model.ledger import LedgerFile, TokenLogFile
     from systems.nemsy.model.vault import MtimeIndex
 
 Responder = Callable[[str, str, str], str]  # (title, source content, wiki context text) -> response
@@ -56,8 +56,9 @@ class Base:
     """
 
     pages: MtimeIndex
-    _ledger_json: JsonPieces
-    _token_json: JsonPieces
+    _ledger_file: LedgerFile
+    _backup_file: LedgerFile
+    _token_file: TokenLogFile
 
     def __init__(
         self,
@@ -75,7 +76,6 @@ class Base:
         record_requests: bool = True,
         wiki_path: str = WIKI_PATH,
     ) -> None:
-        from systems.nemsy.model.ledger import JsonPieces
         from systems.nemsy.model.vault import MtimeIndex
 
         self.sim = sim
@@ -103,9 +103,7 @@ class Base:
         #: page -> the source hash it was last written from (ground truth for checkers).
         self.page_source_hash: dict[str, str] = {}
         self._ledger_cache: dict[str, Any] | None = None
-        self._ledger_json = JsonPieces()
         self.last_call: ModelCall | None = None
-        self._token_json = JsonPieces()
         self._tokens_cache: list[dict[str, Any]] | None = None
         self.rescan()
 

@@ -161,7 +161,7 @@ class Cli(Agent):
             return outcomes + [IngestOutcome(f, s, "pending") for f, _, s in pending]
         if root == RAW_DIR and len(pending) > SCAN_CONFIRM_OVER and not confirm:
             return outcomes + [IngestOutcome(f, s, "cancelled") for f, _, s in pending]
-        single = not self.tree.is_dir(root) and len(files) == 1
+        single = self.tree.exists(root) and len(files) == 1  # a file, not a directory
         for f, content, status in pending:
             t = (title if single and title else None) or PurePosixPath(f).stem
             page = self.ingest(content, t, source_path=f, index_context=self.find_index_context(f), wide=wide)

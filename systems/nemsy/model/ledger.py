@@ -11,7 +11,6 @@ import datetime as _dt
 import hashlib
 import json
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from sim.tokens import count_tokens
@@ -80,59 +79,126 @@ def summarize_token_log(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {**out, "by_command": by_command, "by_model": by_model}
 
 
-@lru_cache(maxsize=131_072)
-def _indented(compact: str, level: int) -> str:
-    return json.dumps(json.loads(compact), ensure_ascii=False, indent=2).replace("\n", "\n" + " " * level)
+def _indented(value: Any, level: int) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)`` with every line after the first indented by
+    *level* more spaces (how the value reads nested inside the whole document)."""
+    return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + " " * level)
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+class LedgerFile:
+    """Writes ``ingest_log.json`` as ``json.dumps(document, ensure_ascii=False, indent=2)`` (upstream's
+    whole-file rewrite) while rewriting on the tree only the bytes that changed: when the document is the
+    one written last and one record was added at its end or replaced, only the text from that record on
+    is rewritten (:meth:`sim.files.FileTree.write_from`); anything else is written whole. The file's bytes
+    are the same either way; :meth:`forget` after anyone else writes the file."""
 
-
-class JsonPieces:
-    """``json.dumps(value, ensure_ascii=False, indent=2)`` of the ledger and the token log, with each
-    record's text cached by object identity (records are never mutated in place, only replaced or
-    appended), so a write costs a lookup per record instead of re-encoding all of them."""
+    _HEAD = '{\n  "version": %s,\n  "files": {\n'
+    _FOOT = "\n  }\n}"
 
     def __init__(self) -> None:
-        self._cache: dict[int, tuple[object, str]] = {}
-        self._log: tuple[int, object, str] = (0, None, "")
+        self.forget()
 
-    def piece(self, value: Any, level: int, key: str | None = None) -> str:
-        hit = self._cache.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        text = _indented(_compact(value), level)
-        if key is not None:
-            text = f"    {_compact(key)}: {text}"
-        self._cache[id(value)] = (value, text)
-        return text
+    def forget(self) -> None:
+        """Drop what is known about the file (it was written behind this writer's back)."""
+        self._doc: object = None
+        self._keys: list[str] = []
+        self._pos: dict[str, int] = {}
+        self._pieces: list[bytes] = []
+        self._starts: list[int] = []
 
-    def ledger(self, data: dict[str, Any]) -> str:
+    def write(self, tree: Any, path: str, data: dict[str, Any], changed: str | None, clock: Any) -> int:
+        """Write *data* (whose record *changed* is the only change since the last write, when known) to
+        *path*; returns the file's new size."""
+        files = data.get("files")
+        same = data is self._doc and list(data) == ["version", "files"]
+        if same and changed is not None and isinstance(files, dict) and changed in files:
+            n = len(self._keys)
+            appended = changed not in self._pos and n and len(files) == n + 1
+            if appended and next(reversed(files)) == changed:
+                return self._splice(tree, path, n, changed, files, clock)
+            if changed in self._pos and len(files) == n:
+                return self._splice(tree, path, self._pos[changed], changed, files, clock)
+        return self._whole(tree, path, data, clock)
+
+    def _piece(self, key: str, value: Any) -> bytes:
+        return f"    {json.dumps(key, ensure_ascii=False)}: {_indented(value, 4)}".encode()
+
+    def _whole(self, tree: Any, path: str, data: dict[str, Any], clock: Any) -> int:
+        self.forget()
         files = data.get("files")
         if list(data) != ["version", "files"] or not isinstance(files, dict) or not files:
-            return json.dumps(data, ensure_ascii=False, indent=2)
-        if len(self._cache) > 2 * len(files) + 64:
-            live = {id(v) for v in files.values()}
-            self._cache = {k: v for k, v in self._cache.items() if k in live}
-        body = ",\n".join([self.piece(v, 4, k) for k, v in files.items()])
-        return f'{{\n  "version": {_compact(data["version"])},\n  "files": {{\n{body}\n  }}\n}}'
+            text = json.dumps(data, ensure_ascii=False, indent=2).encode()
+            tree.write_bytes(path, text, clock=clock)
+            return len(text)
+        head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
+        offset = len(head)
+        for i, (k, v) in enumerate(files.items()):
+            piece = self._piece(k, v)
+            self._keys.append(k)
+            self._pos[k] = i
+            self._pieces.append(piece)
+            self._starts.append(offset)
+            offset += len(piece) + 2
+        text = head + b",\n".join(self._pieces) + self._FOOT.encode()
+        tree.write_bytes(path, text, clock=clock)
+        self._doc = data
+        return len(text)
 
-    def token_log(self, records: Sequence[dict[str, Any]]) -> str:
-        if not records:
-            return "[]"
-        count, last, body = self._log
-        if not (0 < count <= len(records) and records[count - 1] is last):
-            count, body = 0, ""
-        new = [f"  {_indented(_compact(r), 2)}" for r in records[count:]]
-        if new:
-            body = ",\n".join([body, *new]) if body else ",\n".join(new)
-        self._log = (len(records), records[-1], body)
-        return "[\n" + body + "\n]"
+    def _splice(self, tree: Any, path: str, i: int, key: str, files: dict[str, Any], clock: Any) -> int:
+        piece = self._piece(key, files[key])
+        if i == len(self._keys):
+            self._keys.append(key)
+            self._pos[key] = i
+            self._pieces.append(piece)
+            self._starts.append(self._starts[-1] + len(self._pieces[-2]) + 2)
+            start = self._starts[i - 1] + len(self._pieces[i - 1])
+            tail = b",\n" + piece + self._FOOT.encode()
+        else:
+            self._pieces[i] = piece
+            for j in range(i + 1, len(self._keys)):
+                self._starts[j] = self._starts[j - 1] + len(self._pieces[j - 1]) + 2
+            start = self._starts[i]
+            tail = b",\n".join(self._pieces[i:]) + self._FOOT.encode()
+        tree.write_from(path, start, tail, clock=clock)
+        return start + len(tail)
+
+
+class TokenLogFile:
+    """Writes ``token_log.json`` as ``json.dumps(records, ensure_ascii=False, indent=2)`` while rewriting on
+    the tree only the appended record (and the closing bracket) when the list written last grew by one."""
+
+    def __init__(self) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop what is known about the file."""
+        self._records: object = None
+        self._count = 0
+        self._end = 0  # the byte offset of the closing "\n]"
+
+    def write(self, tree: Any, path: str, records: list[dict[str, Any]], clock: Any) -> int:
+        """Write *records* to *path*; returns the file's new size."""
+        if records is self._records and len(records) == self._count + 1 and self._count:
+            piece = f",\n  {_indented(records[-1], 2)}\n]".encode()
+            tree.write_from(path, self._end, piece, clock=clock)
+            self._end += len(piece) - 2
+        else:
+            body = ",\n".join(f"  {_indented(r, 2)}" for r in records)
+            text = (f"[\n{body}\n]" if records else "[]").encode()
+            tree.write_bytes(path, text, clock=clock)
+            self._end = len(text) - 2
+        self._records, self._count = records, len(records)
+        return self._end + 2
 
 
 class Ledger(Base):
     """The ingest ledger and the token log of one installation."""
+
+    def rescan(self) -> None:
+        """Forget what the writers know of the JSON files (they may have been written behind the model)."""
+        self._ledger_file = LedgerFile()
+        self._backup_file = LedgerFile()
+        self._token_file = TokenLogFile()
 
     def load_ingest_log(self) -> dict[str, Any]:
         """(MEM-OBJ-ingest-log) ``load_ingest_log`` (``vault.py`` 246-263): a missing file, invalid JSON, a
@@ -171,13 +237,17 @@ class Ledger(Base):
             return data
         return None
 
-    def _save_ledger(self, data: dict[str, Any]) -> None:
-        """``_save_ledger``: the whole document as ``json.dumps(ensure_ascii=False, indent=2)``."""
+    def _save_ledger(self, data: dict[str, Any], changed: str | None = None) -> None:
+        """``_save_ledger``: the whole document as ``json.dumps(ensure_ascii=False, indent=2)`` (only the
+        changed tail is rewritten on the tree; ``bytes_written`` counts upstream's whole rewrite). *changed*
+        names the one record changed since the last save, when that is all."""
         self.sim.faults.point(fp.LEDGER_WRITE)
-        text = self._ledger_json.ledger(data)
-        self.bytes_written += self.tree.write_text(LEDGER_PATH, text, clock=self.clock.seconds)
+        clock = self.clock.seconds
+        self.bytes_written += self._ledger_file.write(self.tree, LEDGER_PATH, data, changed, clock)
         if self.fixed(FIX_LEDGER_BACKUP):
-            self.bytes_written += self.tree.write_text(LEDGER_PATH + ".bak", text, clock=self.clock.seconds)
+            self.bytes_written += self._backup_file.write(
+                self.tree, LEDGER_PATH + ".bak", data, changed, clock
+            )
         self._ledger_cache = data
 
     def corrupt_ingest_log(self, text: str | bytes = "{not json") -> None:
@@ -185,6 +255,7 @@ class Ledger(Base):
         data = text.encode("utf-8") if isinstance(text, str) else text
         self.tree.write_bytes(LEDGER_PATH, data, clock=self.clock.seconds)
         self._ledger_cache = None
+        self._ledger_file.forget()
         self._op("corrupt_ingest_log", chars=len(data))
 
     def delete_ingest_log(self) -> None:
@@ -192,6 +263,7 @@ class Ledger(Base):
         if self.tree.exists(LEDGER_PATH):
             self.tree.delete(LEDGER_PATH)
         self._ledger_cache = None
+        self._ledger_file.forget()
         self._op("delete_ingest_log")
 
     def ledger_record(self, source_path: str) -> LedgerRecord | None:
@@ -241,9 +313,11 @@ class Ledger(Base):
             record["status"] = "failed"
         data["files"][key] = record
         try:
-            self._save_ledger(data)
+            self._save_ledger(data, key)
         except BaseException:
             self._ledger_cache = None  # the file still holds the previous document
+            self._ledger_file.forget()
+            self._backup_file.forget()
             raise
         self._op("record_ingest", source=key, status=record["status"], wiki_page=record["wiki_page"])
         return LedgerRecord.from_json(record)
@@ -318,8 +392,7 @@ class Ledger(Base):
             }
         )
         self._tokens_cache = records
-        data = self._token_json.token_log(records)
-        self.bytes_written += self.tree.write_text(TOKEN_LOG_PATH, data, clock=self.clock.seconds)
+        self.bytes_written += self._token_file.write(self.tree, TOKEN_LOG_PATH, records, self.clock.seconds)
 
     def load_token_log(self) -> list[dict[str, Any]]:
         """``token_log.json`` (an invalid or non-list file reads as ``[]``)."""

@@ -104,6 +104,7 @@ class Vault(Ledger):
 
     def rescan(self) -> None:
         """Rebuild the mtime index from the tree (after writes made behind the model's back)."""
+        super().rescan()
         self.pages = MtimeIndex()
         self._index_cache = None
         prefix = WIKI_DIR + "/"
