@@ -84,3 +84,28 @@ def test_every_operation_docstring_cites_its_records() -> None:
     ]
 
     assert missing == []
+
+
+def test_adapter_honours_variant_and_knobs() -> None:
+    """The variant reaches the model (relevance-selection finds the probed page), and the knobs choose the
+    route, its page window and the Wiki path the system prompt names."""
+    from sim.tokens import count_tokens
+    from systems.nemsy.design import DESIGN
+    from systems.nemsy.state import FIX_RELEVANCE
+
+    wl = make_workload(4, 40)
+    plain = Adapter(Simulation(4), 8000, wl.drawn)
+    fixed = Adapter(Simulation(4), 8000, wl.drawn, variant=DESIGN.switches.fixed(FIX_RELEVANCE))
+    assert fixed.nemsy.variant.has(FIX_RELEVANCE) and not plain.nemsy.variant.has(FIX_RELEVANCE)
+
+    knobs = DESIGN.parse_knobs(
+        {"route": "web_chat", "pages": 3, "wiki_path": "/Users/me/Documents/Obsidian/x"}
+    )
+    chat = Adapter(Simulation(4), 8000, wl.drawn, knobs=knobs)
+    reqs = [chat.step(s) for s in wl.steps[:8]]
+    assert {r.route for r in reqs} == {"wiki.web_chat"}
+    assert "".join(reqs[-1].parts).count("\n=== sources/") <= 3
+    assert any("Wiki 目录：/Users/me/Documents/Obsidian/x" in p for p in reqs[-1].parts)
+    default = Adapter(Simulation(4), 8000, wl.drawn)
+    first = default.step(wl.steps[0])
+    assert first.route == "wiki.query" and count_tokens(first.parts[0]) == 680

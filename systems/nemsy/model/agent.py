@@ -16,7 +16,6 @@ from systems.nemsy.model import prompts as pm
 from systems.nemsy.model.constants import (
     ARCHIVABLE,
     DEFAULT_MODEL,
-    INGEST_PAGES,
     INGEST_WIDE_PAGES,
     INSIGHTS,
     LINT_PAGES,
@@ -87,7 +86,7 @@ class Agent(Vault):
         Raises :class:`sim.faults.WriteFailed` when the model call fails (nothing recorded).
         Not modeled: Upstream's system prompts' exact text: memsim's stand-ins, padded to upstream's size.
         """
-        ctx = load_wiki_context(self, INGEST_WIDE_PAGES if wide else INGEST_PAGES, route="wiki.ingest")
+        ctx = load_wiki_context(self, INGEST_WIDE_PAGES if wide else self.ingest_pages, route="wiki.ingest")
         prompt_tokens = self._call(self.ingest_call(content, title, index_context, ctx), ctx)
         self.sim.faults.point(fp.INGEST_LLM_CALL)
         response = self.responder(title, content, ctx.text)

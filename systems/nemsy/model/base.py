@@ -17,7 +17,7 @@ from sim.engine import Simulation
 from sim.files import FileTree
 from sim.text import FACT_RE
 from sim.variant import FAITHFUL, Variant
-from systems.nemsy.model.constants import CONTEXT_CHARS, SYSTEM, WIKI_DIR
+from systems.nemsy.model.constants import CONTEXT_CHARS, INGEST_PAGES, SYSTEM, WIKI_DIR
 from systems.nemsy.model.prompts import WIKI_PATH, ModelCall
 from systems.nemsy.state import Message, WikiContext
 
@@ -52,7 +52,8 @@ class Base:
     shared-context-budget fix's own knob. *responder*, *answerer* and *rewriter* stand in for the model
     (see :mod:`systems.nemsy.policies`). *record_requests* records every model request in the trace as
     ``sim.request`` does (the benchmark adapter turns it off and returns its own). *wiki_path* is the
-    absolute Wiki path upstream writes into every system prompt (``settings.vault.wiki_path``).
+    absolute Wiki path upstream writes into every system prompt (``settings.vault.wiki_path``);
+    *ingest_pages* the pages an ingest prompt loads (upstream: 10).
     """
 
     pages: MtimeIndex
@@ -75,6 +76,7 @@ class Base:
         max_turns: int = 0,
         record_requests: bool = True,
         wiki_path: str = WIKI_PATH,
+        ingest_pages: int = INGEST_PAGES,
     ) -> None:
         from systems.nemsy.model.vault import MtimeIndex
 
@@ -93,6 +95,7 @@ class Base:
         self.max_turns = max_turns
         self.record_requests = record_requests
         self.wiki_path = wiki_path
+        self.ingest_pages = ingest_pages
         self.pages = MtimeIndex()
         self.generation = 0  # bumped by every Wiki write (the reload-after-write fix reads it)
         self.calls: Counter[str] = Counter()  # model calls by command (ground truth for checkers)
