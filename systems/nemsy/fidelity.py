@@ -114,7 +114,7 @@ OPERATIONS: list[Operation] = [
 
 NOT_MODELED: list[str] = [
     "The model itself (DeepSeek): replies come from seeded policies.",
-    "Upstream's system prompts' exact text: memsim's stand-ins, padded to upstream's size.",
+    "Upstream's prompt text: stand-ins padded to upstream's cl100k size (0 tokens off).",
     "Streaming output, the terminal UI, progress bars and the printed lists.",
     "The browser UI (FileLibrary and Chat views, mode switches, local 'done' marks).",
     "Settings loading (TOML, .env, environment variables): the TOML defaults are used.",

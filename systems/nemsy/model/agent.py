@@ -84,7 +84,7 @@ class Agent(Vault):
         ledger record when *source_path* is set. Returns the page or None.
 
         Raises :class:`sim.faults.WriteFailed` when the model call fails (nothing recorded).
-        Not modeled: Upstream's system prompts' exact text: memsim's stand-ins, padded to upstream's size.
+        Not modeled: Upstream's prompt text: stand-ins padded to upstream's cl100k size (0 tokens off).
         """
         ctx = load_wiki_context(self, INGEST_WIDE_PAGES if wide else self.ingest_pages, route="wiki.ingest")
         prompt_tokens = self._call(self.ingest_call(content, title, index_context, ctx), ctx)
