@@ -28,7 +28,7 @@ RESPONSE_FAULTS = (
     "embedded-questions",
     "empty-summary",
 )
-_ASK = re.compile(r"FACT-\d{4}")
+_ASK = re.compile(r"FACT-\d{4,}")
 
 
 def fact_tokens(text: str) -> list[str]:
