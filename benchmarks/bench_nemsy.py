@@ -1,151 +1,184 @@
-"""Nemsy benchmarks: the Wiki loader's cost against the number of pages, and the tokens a query delivers
-as the wiki grows (with the index's share).
+"""Nemsy benchmarks: a benchmark cell's growth with its length, and the Wiki loader against its floor.
 
-Run: ``/work/venv/bin/python benchmarks/bench_nemsy.py``. Prints deterministic-format tables of ratios
-measured in the same run (timings vary by machine; body-read counts and token counts are exact).
+Run: ``.venv/bin/python benchmarks/bench_nemsy.py [--quick] [--json FILE]``. Every configuration runs in a
+fresh process (:func:`harness.fresh`), and each goal is a ratio against a floor measured in the same run:
 
-1. Loader cost. Three loaders pick the same 30 newest pages from a wiki of N pages: the model's
-   (an mtime index kept by every write: reads only the 30 selected bodies), upstream's shape (stat every
-   file, sort, read 30) and a naive peer that reads every page body, then sorts. The model's cost stays
-   flat in N; the naive peer grows linearly.
-2. Tokens per query. A wiki grown through the real write path (page + index entry per source ingest,
-   one archived query per four ingests) is loaded on the query route (index + 30 newest pages) at
-   100, 1,000 and 10,000 pages: exact cl100k tokens, and the share taken by the index; and the bytes
-   each write costs (upstream appends to index.md and log.md by rewriting the whole file).
+1. **Cell growth.** One Nemsy benchmark cell (the adapter's real ingest path per observation plus the
+   query-route request, recorded as ``memsim bench`` records it; budget 32,000, seed 1) at ×1, ×4 and
+   ×16 load steps (625, 2,500, 10,000; ``--quick``: 100, 400, 1,600). Goal: CPU per step at ×4 and ×16
+   within 1.5× of ×1 (linear), and peak RSS at the largest size under 500 MB.
+2. **Loader vs its floor.** Selecting and reading the 30 newest pages of a Wiki of 100 / 1,000 / 10,000
+   pages: the model's loader (an mtime index kept by every write; the index in blocks) against the floor
+   that reads exactly the 30 chosen bodies from the tree and nothing else. Goal: the model within 3× of
+   the floor at every size, and its cost flat in the Wiki's size (the 10,000-page load within 2× of the
+   100-page one).
+3. **Tokens per query** (exact, deterministic): the query-route request at 100 / 1,000 / 10,000 pages with
+   upstream-sized prompts: its tokens and the index's share (reported, no target).
 """
 
 from __future__ import annotations
 
-import statistics
-import time
+import sys
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Goal, fresh, parser, report
+
+CELL = """
+import json, sys, time
 from sim.engine import Simulation
-from sim.files import FileTree
+from sim.workload import drive, make_workload
+from systems.nemsy.adapter import Adapter
+
+from sim.tokens import count_tokens
+
+steps = int(sys.argv[1])
+workload = make_workload(1, steps)
+count_tokens("warm up the encoder")  # loaded once per process: not a per-step cost
+t0 = time.process_time()
+with Simulation(1, keep_trace=False) as sim:
+    n = drive(Adapter(sim, 32000, workload.drawn), sim, workload)
+print(json.dumps({"steps": n, "cpu_s": time.process_time() - t0}))
+"""
+
+LOADER = """
+import json, sys, time, statistics
+from sim.engine import Simulation
+from sim.text import fact_token
+from systems.nemsy.model import QUERY_PAGES, WIKI_DIR, Nemsy, load_wiki_context
+
+size = int(sys.argv[1])
+sim = Simulation(1)
+n = Nemsy(sim, record_requests=False)
+for i in range(size):
+    n.write_wiki_note(f"sources/page-{i:05d}.md", f"# Page {i}\\n\\n{fact_token(i % 9999 + 1, 'amber')} " * 4)
+    n._update_index(f"page-{i:05d}", f"sources/page-{i:05d}.md", f"来自 page-{i:05d} 的摘要")
+    sim.env.run(until=sim.now + 1)
+chosen = list(load_wiki_context(n, QUERY_PAGES).pages)
+tree = n.tree
+
+def model():
+    return load_wiki_context(n, QUERY_PAGES)
+
+def floor():
+    return [tree.read_text(f"{WIKI_DIR}/{rel}") for rel in chosen]
+
+def timed(fn, reps=200):
+    out = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        out.append((time.perf_counter() - t0) / reps)
+    return statistics.median(out)
+
+model(); floor()
+print(json.dumps({"model_s": timed(model), "floor_s": timed(floor), "pages": len(chosen)}))
+"""
+
+TOKENS = """
+import json, sys
+from sim.engine import Simulation
 from sim.text import extract_facts, fact_token
 from sim.tokens import count_tokens
-from systems.nemsy.model import (
-    INDEX_FILE,
-    QUERY_PAGES,
-    QUERY_SYSTEM,
-    WIKI_DIR,
-    Nemsy,
-    index_stems,
-    select_wiki_pages,
-)
+from systems.nemsy.model import QUERY_PAGES, Nemsy, load_wiki_context
 from systems.nemsy.policies import IngestResponder
 
-SIZES = (100, 1_000, 10_000)
-
-
-def _best(fn, repeat: int = 7) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def _stat_all(tree: FileTree, n: int) -> list[str]:
-    prefix = WIKI_DIR + "/"
-    stats = [(p[len(prefix) :], tree.mtime(p)) for p in tree.list(WIKI_DIR) if p.endswith(".md")]
-    chosen = select_wiki_pages(stats, n)
-    for rel in chosen:
-        tree.read_text(prefix + rel)
-    return chosen
-
-
-def _read_all(tree: FileTree, n: int) -> list[str]:
-    prefix = WIKI_DIR + "/"
-    bodies = {p[len(prefix) :]: tree.read_text(p) for p in tree.list(WIKI_DIR) if p.endswith(".md")}
-    stats = [(rel, tree.mtime(prefix + rel)) for rel in bodies]
-    return select_wiki_pages(stats, n)
-
-
-def loader_table() -> list[str]:
-    out = [
-        "Loader cost: selecting the 30 newest pages (no index.md), median of 7 loads",
-        f"{'pages':>7} {'model µs':>10} {'stat-all µs':>12} {'read-all µs':>12} {'read-all/model':>15} "
-        f"{'bodies read: model':>19} {'read-all':>9}",
-    ]
-    for size in SIZES:
-        sim = Simulation(1)
-        n = Nemsy(sim)
-        for i in range(size):
-            n.write_wiki_note(
-                f"sources/page-{i:05d}.md", f"# Page {i}\n\n{fact_token(i % 9999 + 1, 'amber')} " * 4
-            )
-            sim.env.run(until=sim.now + 1)
-        expected = _read_all(n.tree, QUERY_PAGES)
-        assert list(n._load_wiki_context(QUERY_PAGES).pages) == expected == _stat_all(n.tree, QUERY_PAGES)
-        ops0 = n.tree.ops
-        n._load_wiki_context(QUERY_PAGES)
-        model_reads = n.tree.ops - ops0
-        ops0 = n.tree.ops
-        _read_all(n.tree, QUERY_PAGES)
-        naive_reads = n.tree.ops - ops0
-        t_model = _best(lambda n=n: n._load_wiki_context(QUERY_PAGES))
-        t_stat = _best(lambda n=n: _stat_all(n.tree, QUERY_PAGES))
-        t_read = _best(lambda n=n: _read_all(n.tree, QUERY_PAGES))
-        out.append(
-            f"{size:>7} {t_model * 1e6:>10.0f} {t_stat * 1e6:>12.0f} {t_read * 1e6:>12.0f} "
-            f"{t_read / t_model:>14.1f}x {model_reads:>19} {naive_reads:>9}"
-        )
-    return out
-
-
-def token_table() -> list[str]:
-    out = [
-        "Tokens per query (index + 30 newest pages + question); the wiki grows by source pages and one "
-        "archived query per 5 writes",
-        f"{'pages':>7} {'index lines':>11} {'index tokens':>12} {'page tokens':>11} {'request tokens':>14} "
-        f"{'index share':>11} {'facts delivered':>15} {'bytes written/write':>19}",
-    ]
-    sim = Simulation(2)
-    rng = sim.rng("bench.nemsy")
-    responder = IngestResponder()
-    n = Nemsy(sim, responder=responder, record_requests=False)
-    pages = 0
-    k = 0
-    last_bytes, last_pages = 0, 0
-    targets = list(SIZES)
-    while targets:
-        k += 1
-        if k % 5 == 0:
-            q = f"What is FACT-{rng.randrange(1, k):04d} (query {k})?"
-            n._archive_query_result(
-                q, f"根据 Wiki：{fact_token(k, 'teal')}\n\n来源：[[src-{k - 1:05d}-2026-01-05]]"
-            )
-        else:
-            title = f"src-{k:05d}"
-            n._parse_and_write_ingest(responder(title, f"{fact_token(k, 'amber')}", ""), title)
-        sim.env.run(until=sim.now + 30)
-        pages += 1
-        if pages == targets[0]:
-            targets.pop(0)
-            question = "What is FACT-0001?"
-            ctx = n._load_wiki_context(QUERY_PAGES, query=question)
-            total = count_tokens(QUERY_SYSTEM) + count_tokens(n.query_prompt(question, ctx))
-            index_text = dict(ctx.sections)[INDEX_FILE]
-            index_tokens = count_tokens(f"=== {INDEX_FILE} ===\n{index_text}")
-            page_tokens = sum(count_tokens(f"=== {p} ===\n{c}") for p, c in ctx.sections if p != INDEX_FILE)
-            facts = len(extract_facts(ctx.text))
-            lines = len(index_stems(index_text))
-            out.append(
-                f"{pages:>7} {lines:>11} {index_tokens:>12} {page_tokens:>11} {total:>14} "
-                f"{index_tokens / total:>11.1%} {facts:>15} "
-                f"{(n.bytes_written - last_bytes) / (pages - last_pages):>19.0f}"
-            )
-            last_bytes, last_pages = n.bytes_written, pages
-    return out
+sizes = [int(a) for a in sys.argv[1:]]
+sim = Simulation(2)
+responder = IngestResponder()
+n = Nemsy(sim, responder=responder, record_requests=False)
+rows = []
+for k in range(1, max(sizes) + 1):
+    if k % 5 == 0:
+        n._archive_query_result(f"What is FACT-{k:04d} (query {k})?", f"根据 Wiki：{fact_token(k, 'teal')}")
+    else:
+        title = f"src-{k:05d}"
+        n._parse_and_write_ingest(responder(title, fact_token(k, "amber"), ""), title)
+    sim.env.run(until=sim.now + 30)
+    if k in sizes:
+        ctx = load_wiki_context(n, QUERY_PAGES)
+        parts, kinds = n.query_call("What is FACT-0001?", ctx).parts()
+        counts = [count_tokens(p) for p in parts]
+        by_kind = {}
+        for kind, c in zip(kinds, counts):
+            by_kind[kind] = by_kind.get(kind, 0) + c
+        rows.append({"pages": k, "tokens": sum(counts), "by_kind": by_kind,
+                     "facts": len(extract_facts(ctx.text))})
+print(json.dumps(rows))
+"""
 
 
 def main() -> None:
-    for line in loader_table():
-        print(line)
-    print()
-    for line in token_table():
-        print(line)
+    args = parser(__doc__.splitlines()[0]).parse_args()
+    base = 100 if args.quick else 625
+    sizes = (100, 1_000) if args.quick else (100, 1_000, 10_000)
+    goals: list[Goal] = []
+
+    cells = {m: fresh(CELL, str(base * m)) for m in (1, 4, 16)}
+    per_step = {m: c["cpu_s"] / c["steps"] for m, c in cells.items()}
+    for m in (4, 16):
+        ratio = per_step[m] / per_step[1]
+        goals.append(
+            Goal(
+                f"nemsy.cell.x{m}",
+                f"cell CPU per step at x{m} vs x1 ({base * m:,} vs {base:,} load steps)",
+                ratio,
+                "<= 1.5",
+                ratio <= 1.5,
+                f"{cells[m]['cpu_s']:.2f} s for {cells[m]['steps']:,} steps vs {cells[1]['cpu_s']:.2f} s for "
+                f"{cells[1]['steps']:,}",
+            )
+        )
+    big = cells[16]
+    goals.append(
+        Goal(
+            "nemsy.cell.rss",
+            f"cell peak RSS at {base * 16:,} load steps",
+            big["_rss_mb"],
+            "< 500 MB",
+            big["_rss_mb"] < 500,
+            f"x1 {cells[1]['_rss_mb']:.0f} MB, x4 {cells[4]['_rss_mb']:.0f} MB",
+            unit="MB",
+        )
+    )
+
+    loads = {s: fresh(LOADER, str(s)) for s in sizes}
+    for s, r in loads.items():
+        ratio = r["floor_s"] / r["model_s"]
+        goals.append(
+            Goal(
+                f"nemsy.loader.{s}",
+                f"loader vs reading the 30 chosen bodies, {s:,} pages",
+                ratio,
+                ">= 1/3",
+                ratio >= 1 / 3,
+                f"{r['model_s'] * 1e6:.0f} µs vs {r['floor_s'] * 1e6:.0f} µs",
+            )
+        )
+    flat = loads[sizes[-1]]["model_s"] / loads[sizes[0]]["model_s"]
+    goals.append(
+        Goal(
+            "nemsy.loader.flat",
+            f"loader at {sizes[-1]:,} pages vs {sizes[0]:,} pages",
+            flat,
+            "<= 2",
+            flat <= 2,
+            f"{loads[sizes[-1]]['model_s'] * 1e6:.0f} µs vs {loads[sizes[0]]['model_s'] * 1e6:.0f} µs",
+        )
+    )
+    report("Nemsy: cell growth and the loader against its floor", goals, args.json)
+
+    print("\nTokens per query request (upstream-sized prompts; the index in full plus the 30 newest pages)")
+    head = ("pages", "tokens", "system", "index", "pages", "index share", "facts")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(head, (7, 8, 7, 8, 7, 11, 6), strict=True)))
+    for row in fresh(TOKENS, *map(str, sizes)):
+        k = row["by_kind"]
+        print(
+            f"{row['pages']:>7,} {row['tokens']:>8,} {k.get('system', 0):>7,} {k.get('index', 0):>8,} "
+            f"{k.get('page', 0):>7,} {k.get('index', 0) / row['tokens']:>11.1%} {row['facts']:>6}"
+        )
 
 
 if __name__ == "__main__":

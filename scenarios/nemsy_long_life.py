@@ -6,32 +6,32 @@ MEM-OBJ-query-page, RT-RTE-document-ingest.
 Scenario: a user ingests 500 small source documents (two facts each; every tenth ingest re-ingests an
 edited earlier source) and archives 200 queries about facts seen so far, 25 operations a day. At
 checkpoints the scenario prints what the query loader (index in full + the 30 newest pages, Nemsy's
-defaults) delivers: exact cl100k tokens, the index's share of them, duplicate index entries, how many
+defaults) delivers: exact cl100k tokens of the context and of the whole query request (with the system
+prompt at upstream's size), the index's share of the request, duplicate index entries, how many
 of the wiki's facts a query can still see, and how many loaded pages are generated answers.
 """
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from sim.scenario import Context, main
+from sim.scenario import Params as BaseParams
 from sim.text import extract_facts, fact_token
 from sim.tokens import count_tokens
-from systems.nemsy.claims import VALUES
-from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems
+from systems.nemsy.drivers import VALUES
+from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems, load_wiki_context
 from systems.nemsy.policies import FactAnswerer, IngestResponder
 
 SYSTEM = "nemsy"
 SEED = 7
 
 
-class Params(BaseModel):
+class Params(BaseParams):
     """Scenario parameters (defaults are the embedded values)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    ingests: int = Field(500, ge=1, description="source ingests")
-    queries: int = Field(200, ge=0, description="archived queries")
-    ops_per_day: int = Field(25, ge=1, description="operations per simulated day")
-    checkpoint: int = Field(100, ge=1, description="print every this many operations")
+    ingests: int = Field(500, ge=1, le=20_000, description="source ingests")
+    queries: int = Field(200, ge=0, le=20_000, description="archived queries")
+    ops_per_day: int = Field(25, ge=1, le=10_000, description="operations per simulated day")
+    checkpoint: int = Field(100, ge=1, le=40_000, description="print every this many operations")
 
 
 def run(ctx: Context) -> list[str]:
@@ -46,7 +46,8 @@ def run(ctx: Context) -> list[str]:
         f"{p.ingests} ingests + {p.queries} archived queries, {p.ops_per_day} ops/day, "
         f"query window {QUERY_PAGES} pages + the whole index (Nemsy's defaults)",
         f"{'ops':>5} {'sources':>7} {'src pages':>9} {'qry pages':>9} {'index lines':>11} {'dup':>4} "
-        f"{'ctx tokens':>10} {'index share':>11} {'facts in window':>15} {'derived in window':>17}",
+        f"{'ctx tokens':>10} {'req tokens':>10} {'index share':>11} {'facts in window':>15} "
+        f"{'derived in window':>17}",
     ]
     next_fact, sources, ingests = 1, 0, 0
     for k, op in enumerate(plan, start=1):
@@ -74,10 +75,11 @@ def run(ctx: Context) -> list[str]:
 
 
 def _row(n: Nemsy, k: int, sources: int) -> str:
-    ctx = n._load_wiki_context(QUERY_PAGES)
+    ctx = load_wiki_context(n, QUERY_PAGES)
     index = n.read_wiki_note(INDEX_FILE) or ""
     stems = index_stems(index)
     tokens = count_tokens(ctx.text)
+    request = sum(count_tokens(part) for part in n.query_call("What is FACT-0001?", ctx).parts()[0])
     index_tokens = count_tokens(f"=== {INDEX_FILE} ===\n{index}")
     notes = n.list_wiki_notes()
     src = [p for p in notes if p.startswith("sources/")]
@@ -87,7 +89,7 @@ def _row(n: Nemsy, k: int, sources: int) -> str:
     derived = sum(1 for p in ctx.pages if not p.startswith("sources/"))
     return (
         f"{k:>5} {sources:>7} {len(src):>9} {len(qry):>9} {len(stems):>11} "
-        f"{len(stems) - len(set(stems)):>4} {tokens:>10} {index_tokens / tokens:>11.1%} "
+        f"{len(stems) - len(set(stems)):>4} {tokens:>10} {request:>10} {index_tokens / request:>11.1%} "
         f"{f'{len(visible & all_facts)}/{len(all_facts)}':>15} {f'{derived}/{len(ctx.pages)}':>17}"
     )
 

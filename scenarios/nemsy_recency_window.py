@@ -5,30 +5,35 @@ Covers: RT-RTE-wiki-answer, RT-BAP-wiki-context, MEM-OBJ-wiki-index (claim nemsy
 Scenario: a user ingests one source holding FACT-0001, then 30 newer sources (one a minute), then asks
 for FACT-0001. The query loader sends the whole index plus the 30 newest pages (Nemsy's default), so the
 relevant page is the 31st newest and never reaches the model; the answer is "Wiki 中暂无此内容" although
-the index still names the page. With one newer source less, the page is loaded. The relevance-selection
-fix ranks pages by the question's terms first and finds it in the same wiki.
+the index still names the page. Each query request is shown by kind (the system prompt is the stand-in
+padded to upstream's 680 cl100k tokens at the model's Wiki path). With one newer source less, the page
+is loaded. The relevance-selection fix ranks pages by the question's terms first and finds it in the
+same wiki.
 """
 
-from pydantic import BaseModel, ConfigDict, Field
+import json
+
+from pydantic import Field
 
 from sim.engine import Simulation
 from sim.scenario import Context, main
+from sim.scenario import Params as BaseParams
 from sim.text import fact_token
-from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems
+from sim.variant import FAITHFUL, Variant
+from systems.nemsy.design import DESIGN
+from systems.nemsy.model import INDEX_FILE, QUERY_PAGES, Nemsy, index_stems, load_wiki_context
 from systems.nemsy.policies import FactAnswerer, IngestResponder
-from systems.nemsy.state import FIX_RELEVANCE, Variant
+from systems.nemsy.state import FIX_RELEVANCE
 
 SYSTEM = "nemsy"
 SEED = 11
 
 
-class Params(BaseModel):
+class Params(BaseParams):
     """Scenario parameters (defaults are the embedded values)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    newer: int = Field(QUERY_PAGES, ge=0, description="sources ingested after the relevant one")
-    step_s: float = Field(60.0, gt=0, description="seconds between ingests")
+    newer: int = Field(QUERY_PAGES, ge=0, le=2_000, description="sources ingested after the relevant one")
+    step_s: float = Field(60.0, gt=0, le=86_400.0, description="seconds between ingests")
 
 
 def _wiki(sim: Simulation, variant: Variant, newer: int, step_s: float) -> Nemsy:
@@ -49,7 +54,8 @@ def _ask(n: Nemsy, label: str) -> list[str]:
     question = "What is FACT-0001?"
     answer = n.query(question)
     req = n.sim.trace.data.requests[-1]
-    ctx = n._load_wiki_context(QUERY_PAGES, query=question)
+    kinds = json.loads(req.detail)["tokens_by_kind"]
+    ctx = load_wiki_context(n, QUERY_PAGES, query=question)
     page = "sources/pricing-notes-2026-01-05.md"
     stems = index_stems(n.read_wiki_note(INDEX_FILE) or "")
     return [
@@ -58,6 +64,8 @@ def _ask(n: Nemsy, label: str) -> list[str]:
         f"[{label}] query context: index + {len(ctx.pages)} pages, {req.exact_tokens} tokens, "
         f"relevant page loaded: {page in ctx.pages}, facts delivered: {len(req.fact_ids)}, "
         f"FACT-0001 among them: {'FACT-0001' in req.fact_ids}",
+        f"[{label}] query request by kind: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])),
         f"[{label}] answer: {answer.splitlines()[0]}",
     ]
 
@@ -65,12 +73,14 @@ def _ask(n: Nemsy, label: str) -> list[str]:
 def run(ctx: Context) -> list[str]:
     p: Params = ctx.params
     out = [f"1 relevant source, then {p.newer} newer sources; query window {QUERY_PAGES} pages + index"]
-    out += _ask(_wiki(ctx.sim, Variant(), p.newer, p.step_s), "faithful")
+    out += _ask(_wiki(ctx.sim, FAITHFUL, p.newer, p.step_s), "faithful")
     fewer = max(0, p.newer - 1)
     with Simulation(ctx.sim.seed) as sim:
-        out += _ask(_wiki(sim, Variant(), fewer, p.step_s), f"faithful, {fewer} newer")
+        out += _ask(_wiki(sim, FAITHFUL, fewer, p.step_s), f"faithful, {fewer} newer")
     with Simulation(ctx.sim.seed) as sim:
-        out += _ask(_wiki(sim, Variant.with_fix(FIX_RELEVANCE), p.newer, p.step_s), "relevance-selection")
+        out += _ask(
+            _wiki(sim, DESIGN.switches.fixed(FIX_RELEVANCE), p.newer, p.step_s), "relevance-selection"
+        )
     return out
 
 

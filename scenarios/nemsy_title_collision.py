@@ -10,12 +10,16 @@ records say ``done``, so a rescan never rebuilds the lost summaries; a query for
 gets "暂无". The injective-names fix (sanitized title + a short hash of the source path) keeps four pages.
 """
 
+import json
+
 from sim.engine import Simulation
 from sim.scenario import Context, main
 from sim.text import extract_facts, fact_token
+from sim.variant import FAITHFUL, Variant
+from systems.nemsy.design import DESIGN
 from systems.nemsy.model import INDEX_FILE, RAW_DIR, Nemsy, index_stems
 from systems.nemsy.policies import FactAnswerer, IngestResponder
-from systems.nemsy.state import FIX_INJECTIVE_NAMES, Variant
+from systems.nemsy.state import FIX_INJECTIVE_NAMES
 
 SYSTEM = "nemsy"
 SEED = 3
@@ -44,13 +48,20 @@ def _session(sim: Simulation, variant: Variant, label: str) -> list[str]:
     out.append(f"[{label}] query FACT-0001 -> {n.query('What is FACT-0001?').splitlines()[0]}")
     res = n.resolve(stems[0])
     out.append(f"[{label}] resolve {stems[0]!r} -> {res.path} ({len(res.candidates)} candidate)")
+    reqs = sim.trace.data.requests
+    by_kind: dict[str, int] = {}
+    for r in reqs:
+        for k, v in json.loads(r.detail)["tokens_by_kind"].items():
+            by_kind[k] = by_kind.get(k, 0) + v
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items(), key=lambda kv: -kv[1]))
+    out.append(f"[{label}] {len(reqs)} model requests, {sum(r.exact_tokens for r in reqs)} tokens: {kinds}")
     return out
 
 
 def run(ctx: Context) -> list[str]:
-    out = _session(ctx.sim, Variant(), "faithful")
+    out = _session(ctx.sim, FAITHFUL, "faithful")
     with Simulation(ctx.sim.seed) as sim:
-        out += _session(sim, Variant.with_fix(FIX_INJECTIVE_NAMES), "injective-names")
+        out += _session(sim, DESIGN.switches.fixed(FIX_INJECTIVE_NAMES), "injective-names")
     return out
 
 

@@ -142,6 +142,23 @@ class FileTree(abc.ABC):
         """Append *text* as UTF-8."""
         self.append_bytes(path, text.encode("utf-8"), clock=clock)
 
+    def write_from(self, path: str, offset: int, data: bytes, *, clock: MtimeSource | None = None) -> None:
+        """Replace the bytes of *path* from *offset* on with *data* (the file then ends with *data*): the
+        same content as rewriting the whole file, at the cost of the changed tail. Creates *path* when it
+        is missing (only *offset* 0 makes sense then)."""
+        p = normalize(path)
+        self._check_file_path(p)
+        self.ops += 1
+        if self._exists(p):
+            self._write_from(p, max(0, offset), data)
+        else:
+            self._write(p, data, append=False)
+        self._stamp(p, clock)
+
+    def _write_from(self, path: str, offset: int, data: bytes) -> None:
+        """Extension point with a default that reads and rewrites the whole file."""
+        self._write(path, self._read(path)[:offset] + data, append=False)
+
     def read_bytes(self, path: str) -> bytes:
         """The whole content of *path*; raises :class:`FileMissing`."""
         p = normalize(path)
@@ -309,6 +326,11 @@ class MemoryTree(FileTree):
         else:
             self._files[path] = bytearray(data)
 
+    def _write_from(self, path: str, offset: int, data: bytes) -> None:
+        buf = self._files[path]
+        del buf[offset:]
+        buf += data
+
     def _delete(self, path: str) -> None:
         del self._files[path]
         del self._mtimes[path]
@@ -361,6 +383,12 @@ class DiskTree(FileTree):
         real = self._real(path)
         with open(real, "ab" if append else "wb") as fh:
             fh.write(data)
+
+    def _write_from(self, path: str, offset: int, data: bytes) -> None:
+        with open(self._real(path), "r+b") as fh:
+            fh.seek(offset)
+            fh.write(data)
+            fh.truncate()
 
     def _delete(self, path: str) -> None:
         self._real(path).unlink()

@@ -19,8 +19,9 @@ def test_adapter_ingests_each_observation_and_returns_query_requests() -> None:
     assert n.calls["ingest"] == len(wl.steps)
     assert all(r.route == "wiki.query" and r.estimate is None for r in reqs)
     assert len([p for p in n.list_wiki_notes() if p.startswith("sources/")]) == len(wl.steps)
-    assert "=== index.md ===" in reqs[-1].parts[1]
-    assert reqs[-1].parts[1].count("\n=== sources/") == QUERY_PAGES
+    user = "".join(reqs[-1].parts[1:])
+    assert "=== index.md ===" in user
+    assert user.count("\n=== sources/") == QUERY_PAGES
     assert sim.trace.data.requests == []  # the harness records the returned request
 
 
@@ -32,7 +33,7 @@ def test_adapter_probe_question_in_request_and_storage() -> None:
 
     for step, req in probe_reqs:
         if step.probe:
-            assert step.question in req.parts[1]
+            assert step.question in "".join(req.parts)
     stats = adapter.storage()
     assert 0 < stats.durable_bytes <= stats.bytes_written and stats.ops > 0
 
@@ -51,11 +52,16 @@ def test_lossless_summarizer_keeps_facts_in_pages() -> None:
 
 def test_not_modeled_lines_appear_in_docstrings() -> None:
     """Every NOT_MODELED line of fidelity.py is a "Not modeled:" line of some model docstring."""
+    import importlib
     import inspect
+    import pkgutil
 
     from systems.nemsy import fidelity, model
 
-    source = inspect.getsource(model)
+    source = "".join(
+        inspect.getsource(importlib.import_module(f"{model.__name__}.{m.name}"))
+        for m in pkgutil.iter_modules(model.__path__)
+    )
 
     assert [line for line in fidelity.NOT_MODELED if f"Not modeled: {line}" not in source] == []
 
@@ -78,3 +84,28 @@ def test_every_operation_docstring_cites_its_records() -> None:
     ]
 
     assert missing == []
+
+
+def test_adapter_honours_variant_and_knobs() -> None:
+    """The variant reaches the model (relevance-selection finds the probed page), and the knobs choose the
+    route, its page window and the Wiki path the system prompt names."""
+    from sim.tokens import count_tokens
+    from systems.nemsy.design import DESIGN
+    from systems.nemsy.state import FIX_RELEVANCE
+
+    wl = make_workload(4, 40)
+    plain = Adapter(Simulation(4), 8000, wl.drawn)
+    fixed = Adapter(Simulation(4), 8000, wl.drawn, variant=DESIGN.switches.fixed(FIX_RELEVANCE))
+    assert fixed.nemsy.variant.has(FIX_RELEVANCE) and not plain.nemsy.variant.has(FIX_RELEVANCE)
+
+    knobs = DESIGN.parse_knobs(
+        {"route": "web_chat", "pages": 3, "wiki_path": "/Users/me/Documents/Obsidian/x"}
+    )
+    chat = Adapter(Simulation(4), 8000, wl.drawn, knobs=knobs)
+    reqs = [chat.step(s) for s in wl.steps[:8]]
+    assert {r.route for r in reqs} == {"wiki.web_chat"}
+    assert "".join(reqs[-1].parts).count("\n=== sources/") <= 3
+    assert any("Wiki 目录：/Users/me/Documents/Obsidian/x" in p for p in reqs[-1].parts)
+    default = Adapter(Simulation(4), 8000, wl.drawn)
+    first = default.step(wl.steps[0])
+    assert first.route == "wiki.query" and count_tokens(first.parts[0]) == 680

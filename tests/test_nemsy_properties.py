@@ -3,7 +3,7 @@ claims' pinned counterexamples (faithful fails, fixed holds)."""
 
 import pytest
 
-from sim.claims import FAITHFUL, FIXED, registry
+from sim.claims import COMBINED, FAITHFUL, FIXED, OFF, registry
 from systems.nemsy import properties as pr
 from systems.nemsy.model import index_entry
 from systems.nemsy.state import Resolution
@@ -165,6 +165,74 @@ def test_pinned_counterexample(claim_id: str) -> None:
     assert claim.run(example, FIXED).holds
 
 
+#: For each claim, an example its off switch (the mechanism switched off or emptied) must fail: the
+#: property asserts the mechanism's service, not only the absence of the failure (issue 12).
+PINNED_OFF = {
+    "nemsy.recency-window": {"sources": 2, "probe": 0, "max_files": 1},
+    "nemsy.delete-leaves-index": {"sources": 1, "delete": 0},
+    "nemsy.duplicate-index-on-reingest": [["ingest", 0]],
+    "nemsy.title-collision": ["d1/notes.md"],
+    "nemsy.ledger-done-without-page": [["ingest", 0, "none"]],
+    "nemsy.unbounded-index": {"ops": ["ingest"], "max_files": 0, "budget": 400},
+    "nemsy.derived-feedback": {
+        "sources": 1,
+        "archive": True,
+        "edit": "none",
+        "reingest": False,
+        "next_day": False,
+    },
+    "nemsy.stale-chat-snapshot": [["ingest", 0], ["turn", 0]],
+    "nemsy.trimming-loses-history": {"max_turns": 1, "turns": 2},
+    "nemsy.status-split-touch": [["ingest"]],
+    "nemsy.status-split-backdated": [["ingest"]],
+    "nemsy.status-split-blank": [["write", "blank"]],
+    "nemsy.corrupt-ledger-reset": {"sources": 1, "corrupt": None},
+    "nemsy.parser-lost-sections": {
+        "sections": ["##"],
+        "embedded": None,
+        "at": 0,
+        "fence": "none",
+        "questions": False,
+    },
+    "nemsy.parser-stray-hash": {
+        "sections": ["##"],
+        "embedded": None,
+        "at": 0,
+        "fence": "none",
+        "questions": False,
+    },
+    "nemsy.parser-md-fence": {
+        "sections": ["##"],
+        "embedded": None,
+        "at": 0,
+        "fence": "none",
+        "questions": False,
+    },
+    "nemsy.parser-empty-summary": {
+        "sections": ["##"],
+        "embedded": None,
+        "at": 0,
+        "fence": "none",
+        "questions": False,
+    },
+    "nemsy.ambiguous-citation": {"pages": [["sources", "foo-d"]], "cite": "foo-d"},
+    "nemsy.web-ignores-flags": [["ingest", True]],
+    "nemsy.reasoning-archive-crash": {"reasoning": False, "question": "alpha"},
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(PINNED_OFF))
+def test_pinned_off_switch_is_rejected(claim_id: str) -> None:
+    """On a minimal example the claim's off switch fails the property while the fix and every fix
+    together hold it: the property tells a fix from "switch the feature off"."""
+    claim = registry("nemsy")[claim_id]
+    example = PINNED_OFF[claim_id]
+
+    assert not claim.run(example, OFF).holds
+    assert claim.run(example, FIXED).holds
+    assert claim.run(example, COMBINED).holds
+
+
 def test_every_claim_is_pinned() -> None:
-    """Each registered Nemsy claim has a pinned example here."""
-    assert sorted(registry("nemsy")) == sorted(PINNED)
+    """Each registered Nemsy claim has a pinned example here, for its faithful and its off direction."""
+    assert sorted(registry("nemsy")) == sorted(PINNED) == sorted(PINNED_OFF)

@@ -1,7 +1,8 @@
-"""Nemsy records its model requests through ``sim.trace.request`` (counting the index entry by entry, for
-speed) instead of ``sim.request``: every recorded request must equal what ``sim.request`` records for the
-same parts (exact cl100k tokens, fact ids, message count, nothing ``needed``), on every route."""
+"""Nemsy records each model call with ``sim.request`` as parts labelled by kind: on every route the sum of
+the parts' cl100k counts equals the exact count of the assembled system prompt, history and user prompt
+(the parts are cut only where cl100k starts a new chunk), and the kinds account for every token."""
 
+import json
 from collections.abc import Sequence
 
 from hypothesis import given, settings
@@ -9,55 +10,43 @@ from hypothesis import strategies as st
 
 from sim.engine import Simulation
 from sim.text import fact_token
+from sim.tokens import count_tokens
 from sim.trace import RequestRecord
 from systems.nemsy import Message, Nemsy
-from systems.nemsy.model import INDEX_FILE, INDEX_HEAD
+from systems.nemsy.model import ModelCall
 from systems.nemsy.policies import FactAnswerer, IngestResponder, InsightRewriter
 from systems.nemsy.state import WikiContext
 
 
 class Recording(Nemsy):
-    """A Nemsy that also records each request through ``sim.request`` on a reference simulation."""
+    """A Nemsy that keeps every call beside the request record it produced."""
 
     def __init__(self, sim: Simulation) -> None:
         super().__init__(
             sim, responder=IngestResponder(), answerer=FactAnswerer(), rewriter=InsightRewriter()
         )
-        self.reference = Simulation(0)
-        self.pairs: list[tuple[RequestRecord, RequestRecord]] = []
-        self.entrywise = 0
+        self.pairs: list[tuple[ModelCall, RequestRecord]] = []
 
-    def _request(self, command: str, route: str, parts: Sequence[str], ctx: WikiContext | None) -> int:
-        index_text = dict(ctx.sections).get(INDEX_FILE) if ctx else None
-        if (
-            index_text is not None
-            and len(self._entries) >= 3
-            and index_text == INDEX_HEAD + self._entries_joined
-        ):
-            self.entrywise += 1
-        tokens = super()._request(command, route, parts, ctx)
-        self.pairs.append((self.sim.trace.data.requests[-1], self.reference.request("nemsy", route, parts)))
+    def _call(self, call: ModelCall, ctx: WikiContext | None) -> int:
+        tokens = super()._call(call, ctx)
+        self.pairs.append((call, self.sim.trace.data.requests[-1]))
         return tokens
-
-
-def _fields(rec: RequestRecord) -> tuple[object, ...]:
-    return tuple(
-        getattr(rec, k)
-        for k in ("system", "route", "exact_tokens", "estimate", "fact_ids", "messages", "needed")
-    )
 
 
 def _tick(n: Nemsy) -> None:
     n.sim.env.run(until=n.sim.now + 1)
 
 
-def _session(n: Nemsy, titles: Sequence[str]) -> None:
+def _session(n: Nemsy, titles: Sequence[str], extra: int = 0) -> None:
     for i, title in enumerate(titles):
         n.write_source(f"{title}.md", f"{title}: {fact_token(i + 1, 'amber')}")
         n.cli_ingest(f"{title}.md")
         _tick(n)
+    for i in range(extra):
+        n._update_index(f"x{i}", f"sources/x{i}.md", f"来自 x{i} 的摘要")
     n.query("What is FACT-0001?", archive=True)
     n.query(f"{titles[0]}） — FACT-0002?\n- [[x]]", archive=True)
+    n.query("What is FACT-0002?", reasoning=True)
     n.web_query("What is FACT-0002?")
     session = n.chat_session()
     session.say("Remember FACT-0099=teal.")
@@ -65,36 +54,55 @@ def _session(n: Nemsy, titles: Sequence[str]) -> None:
     session.command("/save topic")
     n.web_chat([Message("user", "hi"), Message("assistant", "ok")], "What is FACT-0003?")
     n.lint()
+    n.web_lint()
     n.save_insight([Message("user", "FACT-0004=ruby")], topic="t")
     _tick(n)
 
 
-def test_every_route_records_what_sim_request_records() -> None:
-    """Ingest, query (+archive), web query, chat (+/query, /save), web chat, lint and save: each recorded
-    request equals ``sim.request`` over the same parts, and the entry-by-entry count was really used."""
-    n = Recording(Simulation(0))
-    _session(n, ["alpha", "beta", "C++ Notes", "测试", "gamma", "delta"])
+def _exact(call: ModelCall) -> int:
+    history = sum(count_tokens(m) for m in call.history)
+    return count_tokens(call.system_text) + history + count_tokens(call.user_text)
 
-    routes = {rec.route for rec, _ in n.pairs}
-    assert routes >= {"wiki.ingest", "wiki.query", "wiki.chat", "wiki.web_chat", "wiki.lint", "wiki.save"}
-    assert n.entrywise >= 10
-    assert [_fields(mine) for mine, _ in n.pairs] == [_fields(ref) for _, ref in n.pairs]
+
+def _check(n: Recording) -> None:
+    for call, rec in n.pairs:
+        assert rec.exact_tokens == _exact(call), (call.route, rec.exact_tokens, _exact(call))
+        assert sum(json.loads(rec.detail)["tokens_by_kind"].values()) == rec.exact_tokens
+        assert rec.estimate is None and rec.needed_ids == frozenset()
+
+
+def test_every_route_records_exact_parts() -> None:
+    """Ingest, query (+archive, reasoning), web query, chat (+/query, /save), web chat, lint, web lint and
+    save: each record's tokens are the exact count of what upstream would send, split by kind."""
+    n = Recording(Simulation(0))
+    _session(n, ["alpha", "beta", "C++ Notes", "测试", "gamma", "delta"], extra=150)
+
+    routes = {rec.route for _, rec in n.pairs}
+    assert routes == {
+        "wiki.ingest", "wiki.query", "wiki.reason", "wiki.web_query", "wiki.chat", "wiki.web_chat",
+        "wiki.lint", "wiki.web_lint", "wiki.save",
+    }  # fmt: skip
+    kinds = {k for _, rec in n.pairs for k in json.loads(rec.detail)["tokens_by_kind"]}
+    assert kinds == {"system", "message", "source", "index", "page", "memory"}
+    assert max(len(call.parts()[0]) for call, _ in n.pairs) > 5  # the index really is cut into blocks
+    _check(n)
 
 
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(
-        st.text(st.sampled_from([*"aZ09 -_?:#.\t测试）（—'s", "🙂"]), min_size=1, max_size=12).filter(
-            lambda t: t.strip(" ?:#.\t（）—'") != ""
+        st.text(st.sampled_from([*"aZ09 -_?:#.\t测试）（—'s", "🙂", "\n"]), min_size=1, max_size=12).filter(
+            lambda t: t.strip(" ?:#.\t（）—'\n") != ""
         ),
         min_size=3,
         max_size=6,
         unique_by=lambda t: t.strip(),
-    )
+    ),
+    st.integers(0, 140),
 )
-def test_recorded_requests_equal_sim_request_for_drawn_titles(titles: list[str]) -> None:
-    """For drawn source titles (odd characters included), every route's record equals ``sim.request``'s."""
+def test_recorded_requests_exact_for_drawn_titles(titles: list[str], extra: int) -> None:
+    """For drawn source titles (odd characters included) and index sizes, every route's record is exact."""
     n = Recording(Simulation(0))
-    _session(n, titles)
+    _session(n, [t.replace("\n", " ").replace("/", "") for t in titles], extra)
 
-    assert [_fields(mine) for mine, _ in n.pairs] == [_fields(ref) for _, ref in n.pairs]
+    _check(n)

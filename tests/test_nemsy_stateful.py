@@ -19,7 +19,7 @@ from hypothesis.stateful import (
 
 from sim.engine import Simulation
 from systems.nemsy import Nemsy, content_hash, parse_ingest_response, sanitize_title
-from systems.nemsy.model import INDEX_FILE, LOG_FILE, RAW_DIR, index_stems, path_key
+from systems.nemsy.model import INDEX_FILE, LOG_FILE, RAW_DIR, index_stems, load_wiki_context, path_key
 from systems.nemsy.policies import FactAnswerer, IngestResponder
 
 SOURCES = ("alpha.md", "beta.md", "d1/notes.md", "d2/notes.md")
@@ -111,7 +111,7 @@ class NemsyWiki(RuleBasedStateMachine):
     @invariant()
     def loader_window_is_newest_first(self) -> None:
         expected = sorted(self.ref_pages, key=lambda p: (-self.ref_pages[p], path_key(p)))[:WINDOW]
-        assert list(self.n._load_wiki_context(WINDOW).pages) == expected
+        assert list(load_wiki_context(self.n, WINDOW).pages) == expected
 
 
 def test_nemsy_wiki_machine() -> None:

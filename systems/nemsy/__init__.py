@@ -17,24 +17,25 @@ from systems.nemsy.model import (
     content_hash,
     display_file_status,
     index_entry,
+    load_wiki_context,
     parse_ingest_response,
     resolve_citation,
     sanitize_title,
     select_wiki_pages,
 )
-from systems.nemsy.state import LedgerRecord, Message, Variant, WikiContext
+from systems.nemsy.state import LedgerRecord, Message, WikiContext
 
 __all__ = [
     "ChatSession",
     "LedgerRecord",
     "Message",
     "Nemsy",
-    "Variant",
     "WikiContext",
     "cli_file_status",
     "content_hash",
     "display_file_status",
     "index_entry",
+    "load_wiki_context",
     "parse_ingest_response",
     "resolve_citation",
     "sanitize_title",

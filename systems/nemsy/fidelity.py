@@ -10,6 +10,7 @@ P = "tests/test_nemsy_properties.py::"
 S = "tests/test_nemsy_stateful.py::"
 A = "tests/test_nemsy_adapter.py::"
 R = "tests/test_nemsy_requests.py::"
+U = "tests/test_nemsy_fidelity.py::"
 
 OPERATIONS: list[Operation] = [
     Operation(
@@ -35,7 +36,11 @@ OPERATIONS: list[Operation] = [
         "v2 record: stripped hash, prev hash, unstripped size, status, timestamps, prior page kept",
         (fp.LEDGER_WRITE,),
     ),
-    Operation("load_ingest_log", ("MEM-OBJ-ingest-log",), "missing/invalid/non-dict/non-v2 -> empty v2"),
+    Operation(
+        "load_ingest_log",
+        ("MEM-OBJ-ingest-log",),
+        "missing/invalid/non-dict/non-v2 -> empty v2; a damaged v2 dict is used as is (raises later)",
+    ),
     Operation("get_file_status", ("MEM-OBJ-ingest-log",), "CLI status by content hash"),
     Operation("display_status", ("MEM-OBJ-ingest-log",), "web/sources badge by mtime vs last ingestion"),
     Operation(
@@ -43,11 +48,15 @@ OPERATIONS: list[Operation] = [
         ("RT-RTE-document-ingest",),
         "collect, classify (empty/done/new/changed), guidance, ingest; >20 pending asks y/N",
     ),
-    Operation("web_ingest", ("RT-RTE-document-ingest",), "/api/ingest: ignores force and the ledger"),
+    Operation(
+        "web_ingest",
+        ("RT-RTE-document-ingest",),
+        "/api/ingest: a path as given (404 if missing), directory collected, force and ledger ignored",
+    ),
     Operation("collect_files", ("RT-RTE-document-ingest",), "suffix filter, _index.md excluded, skip dirs"),
     Operation("find_index_context", ("MEM-OBJ-index-guidance",), "ancestor _index.md, farthest first"),
     Operation(
-        "_load_wiki_context",
+        "load_wiki_context",
         ("RT-BAP-wiki-context", "MEM-OBJ-wiki-index", "RT-RTE-wiki-answer"),
         "index in full + N newest pages (mtime index; reads only N bodies); no token budget",
     ),
@@ -82,6 +91,14 @@ OPERATIONS: list[Operation] = [
     ),
     Operation("web_chat", ("RT-RTE-conversation-chat",), "/api/chat: 20 pages fresh per request"),
     Operation(
+        "ChatSession.input",
+        ("RT-RTE-conversation-chat",),
+        "REPL line: stripped, blank skipped, '/' commands, else a turn",
+    ),
+    Operation("web_lint", ("RT-RTE-wiki-lint",), "/api/lint: 50 pages, one call, token log, no log line"),
+    Operation("web_wiki", ("MEM-RTE-browser-read",), "/api/wiki: every note with its frontmatter fields"),
+    Operation("status", ("MEM-OBJ-token-log",), "status counts (every *.md, sources/, queries/) and tokens"),
+    Operation(
         "delete_wiki_note",
         ("MEM-CLM-storage-lifecycle",),
         "confirmation required; unlinks only (index, log, ledger untouched)",
@@ -97,17 +114,18 @@ OPERATIONS: list[Operation] = [
 
 NOT_MODELED: list[str] = [
     "The model itself (DeepSeek): replies come from seeded policies.",
-    "Upstream's system prompts' exact text: short stand-ins are sent instead.",
-    "Query and lint user prompts' exact whitespace (the note gives parts and order only).",
-    "Streaming output, the terminal UI, progress bars and --dry-run's printed list.",
+    "Upstream's prompt text: stand-ins padded to upstream's cl100k size (0 tokens off).",
+    "Streaming output, the terminal UI, progress bars and the printed lists.",
     "The browser UI (FileLibrary and Chat views, mode switches, local 'done' marks).",
     "Settings loading (TOML, .env, environment variables): the TOML defaults are used.",
     "Local time: the agent clock is UTC and stands for date.today()/datetime.now().",
-    "PyYAML quoting in frontmatter: titles are plain or single-quoted by a simple rule.",
+    "python-frontmatter's JSON and TOML handlers (a page that opens with a ``{`` or ``+++`` line).",
+    "the CLI ``sources`` tree raising on an unparsable ingested_at (the web shows done).",
+    "/status's balance request to the provider and its printed tables (counts returned).",
     "Reasoning mode's thinking text, temperature and budget (only its tuple defect).",
     "Lint's report content: the stand-in returns empty ISSUES/SUGGESTIONS sections.",
     "/api/file's lexical containment check (the file tree refuses escaping paths itself).",
-    "search_notes and iter_notes, library helpers without a wired caller.",
+    "search_notes, a helper without a wired caller (iter_notes does not exist at this commit).",
     "Provider caching, overflow and truncation (RT-CMP-deepseek): requests are recorded only.",
 ]
 
@@ -206,7 +224,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "MEM-OBJ-wiki-index": Coverage(
-        ("Nemsy._update_index", "index_entry", "Nemsy._load_wiki_context (index first, in full)"),
+        ("Nemsy._update_index", "index_entry", "load_wiki_context (index first, in full)"),
         (
             F + "test_index_entry_format",
             T + "test_index_created_with_frontmatter_then_appended",
@@ -224,7 +242,7 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "RT-BAP-wiki-context": Coverage(
         (
-            "Nemsy._load_wiki_context",
+            "load_wiki_context",
             "MtimeIndex",
             "select_wiki_pages",
             "Nemsy._request (sim.request's fields)",
@@ -234,7 +252,7 @@ COVERAGE: dict[str, Coverage] = {
             T + "test_route_page_limits",
             T + "test_loader_matches_upstream_selection_after_mixed_writes",
             T + "test_every_load_is_a_recorded_request",
-            R + "test_every_route_records_what_sim_request_records",
+            R + "test_every_route_records_exact_parts",
             A + "test_adapter_ingests_each_observation_and_returns_query_requests",
         ),
     ),
@@ -285,7 +303,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-wiki-answer": Coverage(
-        ("Nemsy.query", "Nemsy._load_wiki_context(30)", "FactAnswerer"),
+        ("Nemsy.query", "load_wiki_context(30)", "FactAnswerer"),
         (
             T + "test_every_load_is_a_recorded_request",
             T + "test_upstream_query_basic",

@@ -28,7 +28,7 @@ RESPONSE_FAULTS = (
     "embedded-questions",
     "empty-summary",
 )
-_ASK = re.compile(r"FACT-\d{4}")
+_ASK = re.compile(r"FACT-\d{4,}")
 
 
 def fact_tokens(text: str) -> list[str]:
@@ -130,6 +130,26 @@ class InsightRewriter:
         )
         body = f"{head}# {self.title or topic or '洞见'}\n\n> 结论\n\n## 主要洞见\n\n" + " ".join(kept)
         return f"```markdown\n{body}\n```" if self.fenced else body
+
+
+@dataclass(frozen=True)
+class EvictionSummarizer:
+    """The summarize-evicted fix's stand-in summarizer: the summary so far plus each evicted user statement
+    (``用户：…`` lines of the transcript), keeping the newest lines within *max_chars* characters."""
+
+    max_chars: int = 2_000
+
+    def __call__(self, summary: str, transcript: str) -> str:
+        lines = [ln for ln in summary.splitlines() if ln]
+        lines += [ln for ln in transcript.split("\n\n") if ln.startswith("用户：")]
+        kept: list[str] = []
+        size = 0
+        for ln in reversed(lines):
+            if size + len(ln) + 1 > self.max_chars:
+                break
+            kept.append(ln)
+            size += len(ln) + 1
+        return "\n".join(reversed(kept))
 
 
 # -- Hypothesis strategies of policies ---------------------------------------------------------------------

@@ -23,7 +23,10 @@ def _stem(path: str) -> str:
 def check_relevant_page_loaded(
     loaded_pages: Mapping[str, str], all_pages: Mapping[str, str], fact_id: str, max_files: int
 ) -> Verdict:
-    """A page holding *fact_id* is loaded whenever one exists and the page budget is at least one."""
+    """The loader keeps its page budget (at most *max_files* pages) and, within it, loads a page holding
+    *fact_id* whenever one exists and the budget is at least one."""
+    if len(loaded_pages) > max_files:
+        return Verdict.violated(f"{len(loaded_pages)} pages loaded for a budget of {max_files}")
     holders = sorted(p for p, text in all_pages.items() if fact_id in extract_facts(text))
     if not holders or max_files < 1:
         return Verdict.ok()
@@ -63,6 +66,39 @@ def check_done_records_have_pages(
     return Verdict.violated("; ".join(bad)) if bad else Verdict.ok()
 
 
+def check_deleted(
+    page: str, notes: Iterable[str], index_text: str | None, ledger: Mapping[str, Any]
+) -> Verdict:
+    """A confirmed delete removed *page*: the file is gone, no index entry names its stem, and no ``done``
+    ledger record still points at it."""
+    if page in set(notes):
+        return Verdict.violated(f"{page} still exists after a confirmed delete")
+    if _stem(page) in index_stems(index_text or ""):
+        return Verdict.violated(f"index.md still lists [[{_stem(page)}]] after {page} was deleted")
+    for key, rec in sorted((ledger.get("files") or {}).items()):
+        if isinstance(rec, dict) and rec.get("status") == "done" and rec.get("wiki_page") == page:
+            return Verdict.violated(f"{key}: done, wiki_page={page!r} deleted")
+    return Verdict.ok()
+
+
+def check_ingested_sources_listed_once(
+    index_text: str | None, notes: Iterable[str], ledger: Mapping[str, Any], sources: Iterable[str]
+) -> Verdict:
+    """Every source the ledger says was ingested (*sources*: ledger keys) has its page, and that page has
+    exactly one index entry."""
+    counts = Counter(index_stems(index_text or ""))
+    existing = set(notes)
+    files = ledger.get("files") or {}
+    for key in sources:
+        rec = files.get(key)
+        page = rec.get("wiki_page") if isinstance(rec, dict) else None
+        if page is None or page not in existing:
+            return Verdict.violated(f"{key} was ingested but has no page (record {rec!r})")
+        if counts[_stem(page)] != 1:
+            return Verdict.violated(f"{page} has {counts[_stem(page)]} index entries")
+    return Verdict.ok()
+
+
 def check_unique_index_entries(index_text: str | None) -> Verdict:
     """No page appears in two index entries."""
     dup = sorted(s for s, n in Counter(index_stems(index_text or "")).items() if n > 1)
@@ -80,9 +116,22 @@ def check_one_page_per_source(notes: Iterable[str], prefixes: Mapping[str, str])
 
 
 def check_distinct_sources_distinct_pages(
-    ledger: Mapping[str, Any], notes: Iterable[str], index_text: str | None
+    ledger: Mapping[str, Any],
+    notes: Iterable[str],
+    index_text: str | None,
+    expected: Mapping[str, str] | None = None,
+    read: Any = None,
 ) -> Verdict:
-    """Distinct sources ↔ distinct existing pages ↔ one index entry each."""
+    """Distinct sources ↔ distinct existing pages ↔ one index entry each; with *expected* (source key to
+    the fact id it holds) and *read* (page to text), every expected source has a ``done`` record whose page
+    holds its fact."""
+    files = ledger.get("files") or {}
+    for key, fact in sorted((expected or {}).items()):
+        rec = files.get(key)
+        if not isinstance(rec, dict) or rec.get("status") != "done" or not rec.get("wiki_page"):
+            return Verdict.violated(f"{key} was ingested but the ledger says {rec!r}")
+        if read is not None and fact not in extract_facts(read(rec["wiki_page"]) or ""):
+            return Verdict.violated(f"{key}'s page {rec['wiki_page']} does not hold {fact}")
     pages: dict[str, list[str]] = {}
     for key, rec in sorted((ledger.get("files") or {}).items()):
         if isinstance(rec, dict) and rec.get("wiki_page"):
@@ -97,6 +146,26 @@ def check_distinct_sources_distinct_pages(
             return Verdict.violated(f"{p} missing")
         if counts[_stem(p)] != 1:
             return Verdict.violated(f"{_stem(p)} has {counts[_stem(p)]} index entries")
+    return Verdict.ok()
+
+
+def check_context_serves_budget(
+    text: str, budget_chars: int, newest: tuple[str, str] | None, newest_entry: str | None, max_files: int
+) -> Verdict:
+    """The loaded context fits the shared character budget and still serves the Wiki: the newest page
+    (*newest*: path and content) is loaded whenever the page budget allows one and it fits the whole budget
+    on its own; without pages, the index's newest entry is loaded whenever it fits beside the index head."""
+    v = check_context_within(text, budget_chars)
+    if not v.holds:
+        return v
+    if newest is not None and max_files >= 1:
+        rel, content = newest
+        block = f"=== {rel} ===\n{content}"
+        if len(block) <= budget_chars and block not in text:
+            return Verdict.violated(f"the newest page {rel} fits the budget but was not loaded")
+    entry = newest_entry or ""
+    if max_files == 0 and entry and len(entry) + 120 <= budget_chars and entry not in text:
+        return Verdict.violated(f"the newest index entry {entry.strip()!r} was not loaded")
     return Verdict.ok()
 
 
@@ -120,8 +189,23 @@ def check_answer_supported(answer: str, fact_id: str, source_pages: Mapping[str,
     return Verdict.violated(f"answer says {fact_id}={stated}; current source pages hold {held or 'none'}")
 
 
-def check_snapshot_fresh(used: str, fresh: str) -> Verdict:
-    """The Wiki context a chat turn used equals a fresh load at that moment."""
+def check_answer_current(answer: str, fact_id: str, source_pages: Mapping[str, str]) -> Verdict:
+    """An answer about *fact_id* states the value the current ``sources/`` pages hold (when one does), and
+    no other value."""
+    supported = check_answer_supported(answer, fact_id, source_pages)
+    if not supported.holds:
+        return supported
+    held = sorted(x for t in source_pages.values() if (x := extract_fact_values(t).get(fact_id)) is not None)
+    if held and extract_fact_values(answer).get(fact_id) is None:
+        return Verdict.violated(f"the sources hold {fact_id}={held[0]} but the answer states no value")
+    return Verdict.ok()
+
+
+def check_snapshot_fresh(used: str, fresh: str, newest_page: str | None = None) -> Verdict:
+    """The Wiki context a chat turn used equals a fresh load at that moment, and carries the newest page
+    (*newest_page*, when the Wiki has one)."""
+    if newest_page is not None and f"=== {newest_page} ===" not in used:
+        return Verdict.violated(f"the turn's context lacks the newest page {newest_page}")
     if used == fresh:
         return Verdict.ok()
     return Verdict.violated(f"turn used a {len(used)}-char snapshot; a fresh load is {len(fresh)} chars")
@@ -135,6 +219,44 @@ def check_request_has_facts(request_facts: Iterable[str], stated: Iterable[str])
         if missing
         else Verdict.ok()
     )
+
+
+def check_history_bounded(history_sent: int, max_turns: int) -> Verdict:
+    """With ``max_turns > 0`` a chat request carries at most ``2*max_turns`` history messages."""
+    if max_turns > 0 and history_sent > 2 * max_turns:
+        return Verdict.violated(f"{history_sent} history messages sent with max_turns={max_turns}")
+    return Verdict.ok()
+
+
+def check_display_done_after_ingest(display: str, just_ingested: bool) -> Verdict:
+    """Right after a successful ingest of a non-empty file the display shows it ``done``."""
+    if just_ingested and display != "done":
+        return Verdict.violated(f"display={display} right after the file was ingested")
+    return Verdict.ok()
+
+
+def check_ledger_says_what_was_ingested(ledger: Mapping[str, Any], ingested: Mapping[str, str]) -> Verdict:
+    """Every ingested source (*ingested*: ledger key to the content hash last ingested) has a ledger record
+    with that hash."""
+    files = ledger.get("files") or {}
+    for key, digest in sorted(ingested.items()):
+        rec = files.get(key)
+        if not isinstance(rec, dict) or rec.get("hash") != digest:
+            return Verdict.violated(f"{key} was ingested (hash {digest[:8]}) but the ledger has {rec!r}")
+    return Verdict.ok()
+
+
+def check_citation_names_its_page(res: Resolution, cite: str) -> Verdict:
+    """A citation resolves to the one note it names: the note whose stem equals it exactly (else the one
+    whose stem matches ignoring case); when several notes qualify it resolves to none of them."""
+    target = cite.removesuffix(".md") if cite.lower().endswith(".md") else cite
+    exact = [p for p in res.candidates if _stem(p) == target]
+    named = exact if exact else list(res.candidates)
+    if len(named) == 1 and res.path != named[0]:
+        return Verdict.violated(f"[[{cite}]] names {named[0]} but resolved to {res.path}")
+    if len(named) > 1 and res.path is not None:
+        return Verdict.violated(f"resolved to {res.path} among {named} that the citation names equally")
+    return Verdict.ok()
 
 
 def check_status_agree(per_source: Mapping[str, tuple[str, str]]) -> Verdict:
@@ -174,6 +296,15 @@ def check_no_spurious_reingest(calls_before: int, calls_after: int, unchanged: i
 
 
 _STRAY = re.compile(r"^#+\s*$", re.MULTILINE)
+_FENCE_LINE = re.compile(r"^```.*$", re.MULTILINE)
+
+
+def has_text(page: str) -> bool:
+    """Whether a page's summary has any word character outside fence lines (``#``, rules and fences alone
+    do not count, nor the questions section the parser appends, ``---\\n\\n## 待探索问题\\n\\n…``)."""
+    cut = page.rfind("---\n\n## 待探索问题\n\n")
+    summary = page[:cut] if cut >= 0 else page
+    return re.search(r"\w", _FENCE_LINE.sub("", summary)) is not None
 
 
 def check_sections_kept(result: str | None, expected_facts: Iterable[str]) -> Verdict:
@@ -245,13 +376,18 @@ def check_archive_effects(
     return Verdict.violated(", ".join(missing)) if missing else Verdict.ok()
 
 
-def check_flags_honored(archived: bool, archive_requested: bool, skipped_calls: int) -> Verdict:
-    """``archive`` archives, and an unforced ingest of an unchanged file makes no model call."""
+def check_flags_honored(
+    archived: bool, archive_requested: bool, skipped_calls: int, missing_calls: int = 0
+) -> Verdict:
+    """``archive`` archives, an unforced ingest of an unchanged file makes no model call, and a forced or
+    changed file is ingested (*missing_calls*: files that should have been ingested and were not)."""
     bad = []
     if archive_requested and not archived:
         bad.append("archive=True did not archive")
     if skipped_calls:
         bad.append(f"{skipped_calls} model calls for unchanged files without force")
+    if missing_calls:
+        bad.append(f"{missing_calls} forced or changed files not ingested")
     return Verdict.violated("; ".join(bad)) if bad else Verdict.ok()
 
 

@@ -7,6 +7,7 @@ return and what the checkers in :mod:`systems.nemsy.properties` read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 #: The fix switches, one per failure mode of the fidelity note (section 3), and one per parser quirk of
@@ -37,39 +38,31 @@ FIXES = (
     FIX_LEDGER_BACKUP, FIX_STRICT_PARSER, FIX_UNIQUE_RESOLVE, FIX_WEB_FLAGS, FIX_REASON_ARCHIVE,
     FIX_PARSER_SECTION_ONLY, FIX_PARSER_ANY_LEVEL, FIX_PARSER_ANY_FENCE, FIX_PARSER_REJECT_EMPTY,
 )  # fmt: skip
+#: Off switches: a claim's mechanism switched off or emptied (the degenerate design its property must
+#: reject; issue 12). None of them is upstream's design or a fix.
+OFF_LOADER_EVERY_PAGE = "loader-every-page"  # the loader ignores max_files and loads every page
+OFF_LOADER_EMPTY = "loader-empty"  # the loader returns an empty context
+OFF_DELETE_NOOP = "delete-noop"  # a confirmed delete unlinks nothing
+OFF_INDEX_NOT_UPDATED = "index-not-updated"  # no writer adds an index entry
+OFF_NO_PAGE_WRITE = "no-page-write"  # ingest writes no source page
+OFF_LEDGER_NOT_WRITTEN = "ledger-not-written"  # record_ingest writes nothing
+OFF_ARCHIVE_NOOP = "archive-noop"  # archiving a query writes nothing
+OFF_NO_TRIM = "no-trim"  # the chat history is never trimmed
+OFF_DISPLAY_ALWAYS_NEW = "display-always-new"  # the sources display shows every file as new
+OFF_PARSER_REJECTS_ALL = "parser-rejects-all"  # the ingest parser rejects every reply
+OFF_RESOLVE_ALWAYS_404 = "resolve-always-404"  # citation resolve never finds a page
+OFF_WEB_INGEST_NOOP = "web-ingest-noop"  # /api/ingest ingests nothing
+
+OFFS = (
+    OFF_LOADER_EVERY_PAGE, OFF_LOADER_EMPTY, OFF_DELETE_NOOP, OFF_INDEX_NOT_UPDATED, OFF_NO_PAGE_WRITE,
+    OFF_LEDGER_NOT_WRITTEN, OFF_ARCHIVE_NOOP, OFF_NO_TRIM, OFF_DISPLAY_ALWAYS_NEW, OFF_PARSER_REJECTS_ALL,
+    OFF_RESOLVE_ALWAYS_404, OFF_WEB_INGEST_NOOP,
+)  # fmt: skip
 #: The fixes the ingest parser reads (fidelity note §3 item 12: one per quirk, and all of them).
 FIX_PARSER_FIXES = frozenset(
     {FIX_STRICT_PARSER, FIX_PARSER_SECTION_ONLY, FIX_PARSER_ANY_LEVEL, FIX_PARSER_ANY_FENCE,
      FIX_PARSER_REJECT_EMPTY}
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Variant:
-    """Which fixes are switched on (none: the faithful design) and the fixes' own knobs.
-
-    *context_chars* is the shared character budget of :data:`FIX_BOUNDED_INDEX` (upstream has none).
-    """
-
-    fixed: frozenset[str] = frozenset()
-    context_chars: int = 24_000
-
-    def __post_init__(self) -> None:
-        unknown = set(self.fixed) - set(FIXES)
-        if unknown:
-            raise ValueError(f"unknown Nemsy fix(es) {sorted(unknown)}: expected some of {FIXES}")
-
-    def on(self, fix: str) -> bool:
-        """Whether *fix* is switched on."""
-        return fix in self.fixed
-
-    @classmethod
-    def with_fix(cls, *fixes: str, context_chars: int = 24_000) -> Variant:
-        """The faithful design plus *fixes*."""
-        return cls(frozenset(fixes), context_chars)
-
-
-FAITHFUL_VARIANT = Variant()
 
 
 @dataclass(frozen=True)
@@ -125,25 +118,46 @@ class Message:
 class WikiContext:
     """One result of ``_load_wiki_context``: the text the model sees and how it was assembled.
 
-    *sections* are ``(relative path, raw content)`` in context order (``index.md`` first when present);
-    *text* is what upstream returns (sections as ``=== path ===\\ncontent`` joined by blank lines, or the
-    empty-wiki text).
+    *page_sections* are the loaded pages as ``(relative path, raw content)`` in context order; *index_blocks*
+    is ``index.md`` (loaded first, when present) cut into blocks of lines, as the vault keeps it, so that
+    a request re-counts only the last block; None when there is no index. :attr:`sections` and
+    :attr:`text` (what upstream returns: sections as ``=== path ===\\ncontent`` joined by blank lines, or
+    *empty_text* when there are none) are built only when asked.
     """
 
-    text: str
-    sections: tuple[tuple[str, str], ...]
+    page_sections: tuple[tuple[str, str], ...]
     max_files: int
-    index_chars: int = 0
+    index_blocks: tuple[str, ...] | None = None
+    empty_text: str = ""
+
+    @cached_property
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        """Every loaded section in context order, ``index.md`` first when present."""
+        if self.index_blocks is None:
+            return self.page_sections
+        return (("index.md", "".join(self.index_blocks)), *self.page_sections)
+
+    @cached_property
+    def text(self) -> str:
+        """The context as upstream's loader returns it."""
+        if not self.sections:
+            return self.empty_text
+        return "\n\n".join(f"=== {p} ===\n{c}" for p, c in self.sections)
+
+    @cached_property
+    def index_chars(self) -> int:
+        """The index's size in characters (0 without an index)."""
+        return sum(len(b) for b in self.index_blocks or ())
 
     @property
     def pages(self) -> tuple[str, ...]:
         """The loaded pages (without ``index.md``), in context order."""
-        return tuple(p for p, _ in self.sections if p != "index.md")
+        return tuple(p for p, _ in self.page_sections)
 
     @property
     def has_index(self) -> bool:
         """Whether ``index.md`` was loaded."""
-        return any(p == "index.md" for p, _ in self.sections)
+        return self.index_blocks is not None
 
 
 @dataclass(frozen=True)
@@ -152,7 +166,9 @@ class IngestOutcome:
 
     path: str
     status: str  # the hash status it was classified with: new / changed / done / empty (/ failed)
-    action: str  # "ingested", "skipped", "recorded-empty", "error"
+    #: "ingested", "skipped" (done, not forced), "recorded-empty", "pending" (listed by --dry-run),
+    #: "cancelled" (the >20-pending y/N question answered no)
+    action: str
     page: str | None = None
 
 
