@@ -50,6 +50,7 @@ DESIGN = Design(
     report=Report.from_package("systems.nemsy"),
     switches=Switches("nemsy", fixes=FIXES, off=OFFS),
     knobs=NemsyKnobs,
+    colour="#E69F00",
     demo_scenario="nemsy_recency_window",
     markers={"ingest": "ingest", "chat_trim": "chat trim", "_archive_query_result": "archive"},
 )
