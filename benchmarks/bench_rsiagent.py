@@ -39,7 +39,7 @@ from systems.rsiagent.model import (
     tree_sha256,
 )
 from systems.rsiagent.policies import Summarizer
-from systems.rsiagent.state import Message
+from systems.rsiagent.state import SWITCHES, Message
 
 COLORS = ("teal", "amber", "plum", "navy", "gold", "rose")
 
@@ -153,7 +153,7 @@ def main() -> None:
         f"{'turns':>6} {'variant':>10} {'us/turn':>9} {'folds':>6} {'fold chars/turn':>16} {'facts kept':>11}"
     )
     for turns in (100, 200, 400, 800):
-        for name, variant in (("faithful", Variant()), ("complete", Variant.fixed("complete-fold-input"))):
+        for name, variant in (("faithful", Variant()), ("complete", SWITCHES.fixed("complete-fold-input"))):
             r = fold_run(turns, variant)
             print(
                 f"{turns:>6} {name:>10} {r['us_per_turn']:>9.1f} {r['folds']:>6} "

@@ -20,7 +20,6 @@ from sim.scenario import Context, main
 from systems.rsiagent.model import (
     Host,
     ProjectSpec,
-    Variant,
     bank_facts,
     build_corpus,
     evolve_practice_project,
@@ -28,6 +27,7 @@ from systems.rsiagent.model import (
     tree_sha256,
 )
 from systems.rsiagent.policies import ActorWork, Diagnosis, Distiller, Reconciler, VerifierPolicy
+from systems.rsiagent.state import SWITCHES
 
 SYSTEM = "rsiagent"
 SEED = 3
@@ -49,7 +49,7 @@ class Params(BaseModel):
 def run(ctx: Context) -> list[str]:
     sim = ctx.sim
     sim.trace.keep = True  # the summary reads the trace; keep it in memory even when it streams to --out
-    host = Host(sim, corpus=build_corpus(OTHER_TASKS), variant=Variant.fixed(*ctx.params.fixes))
+    host = Host(sim, corpus=build_corpus(OTHER_TASKS), variant=SWITCHES.fixed(*ctx.params.fixes))
     out = [
         f"corpus: {len(host.corpus)} shingles from {len(OTHER_TASKS)} other tasks; fixes: {ctx.params.fixes}"
     ]

@@ -27,6 +27,7 @@ from systems.rsiagent.model import (
     wave_resume_allowed,
 )
 from systems.rsiagent.policies import ActorWork, Distiller
+from systems.rsiagent.state import SWITCHES
 
 SYSTEM = "rsiagent"
 SEED = 11
@@ -98,9 +99,9 @@ def run(ctx: Context) -> list[str]:
     for title, variant in (
         (
             "counterfactual (canonical pushed only at wave start)",
-            Variant.counterfactual("push-at-wave-start"),
+            SWITCHES.variant(counterfactuals=["push-at-wave-start"]),
         ),
-        ("fixed (wave-sibling-check merges sibling-changed files)", Variant.fixed("wave-sibling-check")),
+        ("fixed (wave-sibling-check merges sibling-changed files)", SWITCHES.fixed("wave-sibling-check")),
     ):
         other = Simulation(sim.seed)
         _, lines = run_design(other, variant)

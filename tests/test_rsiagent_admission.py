@@ -18,7 +18,6 @@ from systems.rsiagent.model import (
     JournalConflict,
     PracticeInfrastructureError,
     UnsafeMemoryName,
-    Variant,
     admit,
     atomic_install_memory,
     build_corpus,
@@ -35,6 +34,7 @@ from systems.rsiagent.model import (
     validate_instruction_corpus,
     write_memory,
 )
+from systems.rsiagent.state import SWITCHES
 
 LEAK = "open the quarterly budget spreadsheet and sort the second column"
 CORPUS = build_corpus([LEAK])
@@ -189,7 +189,7 @@ def test_repeated_episode_overwrites_archive_keeps_both_lines() -> None:
 
     assert read_archive(host.volume.tree.read_bytes("lineage/memory_journal/ep003.tgz")) == {"b.md": b"B"}
     assert len(host.journal_lines()) == 2
-    fixed = Host(_sim(), corpus=CORPUS, variant=Variant.fixed("exclusive-journal"))
+    fixed = Host(_sim(), corpus=CORPUS, variant=SWITCHES.fixed("exclusive-journal"))
     journal(fixed.sim, fixed, 3, {"a.md": b"A"}, {})
     with pytest.raises(JournalConflict):
         journal(fixed.sim, fixed, 3, {"b.md": b"B"}, {})
@@ -243,7 +243,7 @@ def test_exchange_install_with_recovery() -> None:
     """Fixed variant: no read sees {}, and startup recovery leaves old or new with no orphan."""
     for point in fp.INSTALL_POINTS:
         sim = _sim(f"crash@{point}")
-        host = Host(sim, corpus=CORPUS, variant=Variant.fixed("exchange-install"))
+        host = Host(sim, corpus=CORPUS, variant=SWITCHES.fixed("exchange-install"))
         host.volume.write("lineage/memory/old.md", b"old")
         try:
             atomic_install_memory(sim, host, {"new.md": b"1"})

@@ -6,7 +6,6 @@ from systems.rsiagent.model import (
     TASK_HEADER,
     WORKLOG_HEADER,
     ActorLoop,
-    Variant,
     digest_fallback,
     phase_cfg,
     render_fold,
@@ -16,7 +15,7 @@ from systems.rsiagent.model import (
     synthesize_worklog,
 )
 from systems.rsiagent.policies import Summarizer
-from systems.rsiagent.state import LoopConfig, LoopResult, Message
+from systems.rsiagent.state import SWITCHES, LoopConfig, LoopResult, Message
 
 TARGET = ROLE_DEFAULTS["target"]
 
@@ -185,7 +184,7 @@ def test_mid_message_fact_is_lost_in_a_fold() -> None:
     assert loop.folds[0].lost_middle_facts == ("FACT-0007",)
     assert "FACT-0007" not in loop.summary
     fixed = ActorLoop(
-        Simulation(1), cfg, Summarizer(), task="t", variant=Variant.fixed("complete-fold-input")
+        Simulation(1), cfg, Summarizer(), task="t", variant=SWITCHES.fixed("complete-fold-input")
     )
     fixed.add_pair(Message("assistant", "PROGRAM: cat"), Message("user", body))
     fixed.add_pair(Message("assistant", "PROGRAM: ls"), Message("user", "x"))
@@ -253,7 +252,7 @@ def test_handoff_truncates_to_12k_and_pivot_to_6k() -> None:
         TARGET,
         LoopResult("stalled", 1, wl, surface_delta="M x"),
         [],
-        variant=Variant.fixed("handoff-cap-worklog"),
+        variant=SWITCHES.fixed("handoff-cap-worklog"),
     )
     assert fixed.message.count("z") == 20_000
 

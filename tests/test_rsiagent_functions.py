@@ -246,10 +246,14 @@ def test_cap_worklog_bounded(text: str, cap: int) -> None:
 def test_not_modeled_lines_appear_in_docstrings() -> None:
     """Every fidelity NOT_MODELED line is also a "Not modeled:" line in the model's docstrings."""
     import inspect
+    import pkgutil
+    from importlib import import_module
 
     from systems.rsiagent import fidelity, model
 
-    source = " ".join(inspect.getsource(model).split())
+    names = [m.name for m in pkgutil.iter_modules(model.__path__)]
+    mods = [model] + [import_module(f"{model.__name__}.{n}") for n in names]
+    source = " ".join(" ".join(inspect.getsource(m) for m in mods).split())
     missing = [
         line for line in fidelity.NOT_MODELED if "Not modeled: " + " ".join(line.split()) not in source
     ]

@@ -37,6 +37,7 @@ from systems.rsiagent.policies import (
     Reconciler,
     VerifierPolicy,
 )
+from systems.rsiagent.state import SWITCHES
 
 LEAK = "open the quarterly budget spreadsheet and sort the second column"
 CORPUS = build_corpus([LEAK])
@@ -44,7 +45,7 @@ INSTR = "Write a word counter under /home/user/evolution_project."
 
 
 def _host(sim: Simulation, *fixes: str) -> Host:
-    return Host(sim, corpus=CORPUS, variant=Variant.fixed(*fixes) if fixes else Variant())
+    return Host(sim, corpus=CORPUS, variant=SWITCHES.fixed(*fixes) if fixes else Variant())
 
 
 def test_work_phase_edits_are_discarded() -> None:
@@ -182,9 +183,9 @@ def test_notes_read_rules() -> None:
     assert read_curriculum_notes(sim, vm) == ""
     vm.volume.write(vm.NOTES, b"\xff")
     assert read_curriculum_notes(sim, vm) == ""
-    assert read_curriculum_notes(sim, vm, Variant.fixed("empty-notes-clear")) == ""
+    assert read_curriculum_notes(sim, vm, SWITCHES.fixed("empty-notes-clear")) == ""
     vm.volume.tree.delete(vm.NOTES)
-    assert read_curriculum_notes(sim, vm, Variant.fixed("empty-notes-clear")) is None
+    assert read_curriculum_notes(sim, vm, SWITCHES.fixed("empty-notes-clear")) is None
 
 
 def test_notes_audit_hit_quarantines() -> None:

@@ -9,7 +9,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sim.variant import Switches
+
 Bank = dict[str, bytes]
+
+#: The fixes: each a minimal repair of one claimed failure mode (``systems.rsiagent.claims``).
+FIXES = (
+    "draft-work-delta", "exclusive-journal", "journal-after-install", "wave-sibling-check",
+    "complete-fold-input", "trim-digest", "partial-fold-batch", "handoff-cap-worklog", "review-gets-wl",
+    "admit-direct-writes", "empty-notes-clear", "exchange-install", "stage-wave", "osworld-record-off",
+    "diagnosis-snapshot",
+)  # fmt: skip
+#: The counterfactual weakenings: designs upstream does not ship, used by the claims that show why
+#: upstream chose what it did.
+COUNTERFACTUALS = ("push-at-wave-start", "raw-pull")
+#: The off switches: each empties the mechanism one claim's property is about.
+OFF: tuple[str, ...] = ()
+#: The declared switches; ``SWITCHES.fixed(...)`` / ``SWITCHES.variant(...)`` build validated variants.
+SWITCHES = Switches("rsiagent", fixes=FIXES, counterfactuals=COUNTERFACTUALS, off=OFF)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,79 @@
+"""Drivers of the curriculum-notes and OSWorld attachment claims (MEM-OBJ-curriculum-notes,
+RT-RTE-task-execution)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from sim.claims import Verdict
+from sim.engine import Simulation
+from sim.variant import Variant
+from systems.rsiagent import faults as fp
+from systems.rsiagent import properties as props
+from systems.rsiagent.drivers.common import (
+    CORPUS,
+    INSTRUCTION,
+    NAMES,
+    arm,
+    fact,
+)
+from systems.rsiagent.model import (
+    GuestVM,
+    Host,
+    curriculum_turn,
+    memory_revisit,
+    osworld_attach_memory,
+)
+from systems.rsiagent.policies import (
+    CurriculumTurn,
+)
+
+# -- 11. stale curriculum notes ----------------------------------------------------------------------------
+ACTIONS = ("write", "empty", "blank", "corrupt", "none")
+
+
+def notes_examples() -> Any:
+    return st.fixed_dictionaries({"turns": st.lists(st.sampled_from(ACTIONS), min_size=1, max_size=4)})
+
+
+def check_notes(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
+    """The next Curriculum charter shows the notes as the last turn left the file."""
+    host = Host(sim, corpus=CORPUS, variant=variant)
+    vm = GuestVM(sim, "curriculum")
+    expected = ""
+    for i, action in enumerate(ex["turns"]):
+        text = f"Hypothesis {i}: {fact(i + 1)}"
+        curriculum_turn(
+            sim, host, vm, CurriculumTurn(notes_action=action, notes_text=text, instruction=INSTRUCTION)
+        )
+        expected = {"write": text, "empty": "", "blank": "  \n", "corrupt": "", "none": expected}[action]
+        v = props.check_notes_current(host.notes, expected)
+        if not v.holds:
+            return Verdict.violated(f"after turn {i + 1} ({action}): {v.detail}")
+    return Verdict.ok()
+
+
+# -- 14. OSWorld misreports memory -------------------------------------------------------------------------
+def osworld_examples() -> Any:
+    return st.fixed_dictionaries(
+        {
+            "files": st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+            "fail": st.none() | st.sampled_from(["upload", "extract"]),
+        }
+    )
+
+
+def check_osworld(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
+    """An OSWorld record claims memory, and nudges name ~/.memory, only when the bank was delivered."""
+    if ex["fail"] == "upload":
+        arm(sim, [f"fail@{fp.OSWORLD_PUSH}"])
+    elif ex["fail"] == "extract":
+        arm(sim, [f"fail@{fp.PUSH_EXTRACT}"])
+    vm = GuestVM(sim, "osworld")
+    bank = {n: fact(i + 1).encode() for i, n in enumerate(ex["files"])}
+    rec = osworld_attach_memory(sim, vm, bank, variant)
+    nudge = memory_revisit(rec.env_memory_dir, "fold")
+    delivered = vm.bank() == bank  # what the Actor's machine actually holds
+    return props.check_memory_claim(rec.memory_mode, delivered, rec.env_memory_dir if nudge else None)

@@ -1,0 +1,120 @@
+"""Drivers of the learning claims: the work-phase lesson, diagnosis-phase edits and the failed pull
+(RT-RTE-learning-admission)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from hypothesis import strategies as st
+
+from sim.claims import Verdict
+from sim.engine import Simulation
+from sim.variant import Variant
+from systems.rsiagent import faults as fp
+from systems.rsiagent import properties as props
+from systems.rsiagent.drivers.common import (
+    CORPUS,
+    INSTRUCTION,
+    NAMES,
+    arm,
+    bank_of,
+    fact,
+)
+from systems.rsiagent.model import (
+    GuestVM,
+    Host,
+    PracticeInfrastructureError,
+    ProjectSpec,
+    commit_learning,
+    evolve_practice_project,
+)
+from systems.rsiagent.policies import (
+    ActorWork,
+    Diagnosis,
+    Distiller,
+    Reconciler,
+)
+
+
+# -- 1. work-phase lesson lost -----------------------------------------------------------------------------
+def work_lesson_examples() -> Any:
+    return st.fixed_dictionaries(
+        {
+            "lessons": st.lists(st.tuples(st.sampled_from(NAMES), st.integers(1, 9)), max_size=3),
+            "recall": st.booleans(),
+            "add": st.lists(st.tuples(st.sampled_from(NAMES), st.integers(10, 19)), max_size=2),
+            "delete": st.lists(st.sampled_from(NAMES), max_size=2, unique=True),
+        }
+    )
+
+
+def check_work_lesson(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
+    """A lesson the Actor writes into ~/.memory while working reaches the committed bank."""
+    host = Host(sim, corpus=CORPUS, variant=variant)
+    lessons = [(n, fact(i)) for n, i in ex["lessons"]]
+    spec = ProjectSpec(
+        1,
+        INSTRUCTION,
+        ActorWork(lessons=tuple(lessons)),
+        distiller=Distiller(
+            add=tuple((n, fact(i)) for n, i in ex["add"]),
+            delete=tuple(ex["delete"]),
+            recall_work=ex["recall"],
+        ),
+    )
+    rec = evolve_practice_project(sim, host, spec)
+    return props.check_work_lessons_kept(bank_of(lessons), ex["delete"], rec.after_bank)
+
+
+# -- 15. diagnosis-phase edits promoted --------------------------------------------------------------------
+def diagnosis_examples() -> Any:
+    return st.fixed_dictionaries(
+        {
+            "add": st.lists(st.sampled_from(NAMES), max_size=2),
+            "edits": st.lists(st.sampled_from(NAMES), max_size=2),
+        }
+    )
+
+
+def check_diagnosis(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
+    """The installed bank is the bank at reconciliation end."""
+    host = Host(sim, corpus=CORPUS, variant=variant)
+    spec = ProjectSpec(
+        1,
+        INSTRUCTION,
+        ActorWork(),
+        distiller=Distiller(add=tuple((n, fact(i + 1)) for i, n in enumerate(ex["add"]))),
+        reconciler=Reconciler(),
+        diagnosis=Diagnosis(bank_edits=tuple((n, fact(50 + i)) for i, n in enumerate(ex["edits"]))),
+    )
+    rec = evolve_practice_project(sim, host, spec)
+    reconciled = [op.data["bank"] for op in sim.trace.data.ops if op.op == "reconcile"][-1]
+    installed = {n: hashlib.sha256(d).hexdigest() for n, d in rec.after_bank.items()}
+    return props.check_diagnosis_not_promoted(installed, reconciled)
+
+
+# -- 16. a failed pull looks empty -------------------------------------------------------------------------
+def pull_examples() -> Any:
+    return st.fixed_dictionaries(
+        {
+            "guest": st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+            "failures": st.integers(0, 5),  # 3 or more: every attempt fails
+        }
+    )
+
+
+def check_pull(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
+    """A commit never replaces a non-empty guest bank by an empty canonical bank."""
+    host = Host(sim, corpus=CORPUS, variant=variant)
+    vm = GuestVM(sim, "vm-ep001")
+    vm.volume.mkdir(vm.MEMORY)
+    for i, n in enumerate(ex["guest"]):
+        vm.write_bank_file(n, fact(i + 1).encode())
+    guest = vm.bank()
+    arm(sim, [f"fail@{fp.PULL_ATTEMPT}#{i}" for i in range(1, ex["failures"] + 1)])
+    try:
+        rec = commit_learning(sim, host, vm, 1, "PASS", authorized=INSTRUCTION)
+    except PracticeInfrastructureError:
+        return Verdict.ok("terminal pull refused: infra")
+    return props.check_no_silent_empty(guest, rec.after_bank, rec.outcome)
