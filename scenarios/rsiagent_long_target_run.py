@@ -21,7 +21,7 @@ from sim.text import extract_facts, fact_token, filler
 from systems.rsiagent.adapter import scaled_target
 from systems.rsiagent.model import ActorLoop, resume, resume_eligible, stalled_handoff
 from systems.rsiagent.policies import Summarizer
-from systems.rsiagent.state import LoopResult, Message
+from systems.rsiagent.state import LoopResult
 
 SYSTEM = "rsiagent"
 SEED = 7
@@ -44,11 +44,12 @@ def run(ctx: Context) -> list[str]:
     p = ctx.params
     cfg = scaled_target(p.budget)
     rng = sim.rng("scenario.observations")
+    summarizer = Summarizer(blank_rate=p.blank_rate)
     loop = ActorLoop(
         sim,
         cfg,
-        Summarizer(blank_rate=p.blank_rate),
-        task="Repair the failing CI job.",
+        summarizer,
+        instruction="Repair the failing CI job.",
         system_prompt="You are the Actor on a target run.",
         env_memory_dir="~/.memory",
     )
@@ -68,10 +69,9 @@ def run(ctx: Context) -> list[str]:
             n += 2
             body = filler(rng, 280) + f" {toks[0]} " + filler(rng, 280) + f" {toks[1]}"
         seen += [x.split("=")[0] for x in toks]
-        loop.add_pair(Message("assistant", f"PROGRAM: step {t}"), Message("user", body))
+        loop.call(f"PROGRAM: step {t}", turn=t)
+        loop.observe(body)
         peak = max(peak, loop.size())
-        if t % 50 == 49:
-            loop.request(route="loop.step", turn=t)
     folded_facts: set[str] = set()
     for m in loop.messages[: 2 * loop.covered]:
         folded_facts |= extract_facts(m.content)
@@ -95,7 +95,7 @@ def run(ctx: Context) -> list[str]:
     ]
     res = loop.result("stalled")
     eligible = resume_eligible(res, 0, cfg, wall_left_s=3600.0)
-    h = stalled_handoff(sim, cfg, res, loop.messages)
+    h = stalled_handoff(sim, cfg, res, loop.history, summarizer=summarizer, env_memory_dir="~/.memory")
     handed = extract_facts(h.message)
     review = next(r for r in reversed(sim.trace.data.requests) if r.route == "loop.strategy_review")
     out += [
@@ -105,14 +105,18 @@ def run(ctx: Context) -> list[str]:
         f"strategy review request: {review.exact_tokens} tokens, {len(review.fact_ids)} facts",
     ]
     plain = stalled_handoff(
-        sim, cfg, LoopResult("stalled", res.iters, res.worklog, surface_delta="M ci.yml"), loop.messages
+        sim,
+        cfg,
+        LoopResult("stalled", res.iters, res.worklog, surface_delta="M ci.yml"),
+        loop.history,
+        summarizer=summarizer,
     )
     out.append(
         f"plain handoff (wl[:12000], a file changed): {len(plain.message)} chars carrying "
         f"{len(extract_facts(plain.message) & in_log)} of {len(in_log)} facts"
     )
     fresh = resume(loop, h)
-    first = fresh.request("What is the value of FACT-0001?", route="loop.step")
+    first = fresh.call("PROGRAM: recon", question="What is the value of FACT-0001?")
     out.append(
         f"fresh attempt: {len(first)} parts; FACT-0001 in context: "
         f"{'FACT-0001' in extract_facts(chr(10).join(first))}"

@@ -14,6 +14,8 @@ only at wave start (every later branch's whole-tree install erases its siblings'
 
 from __future__ import annotations
 
+import json
+
 from sim.engine import Simulation
 from sim.scenario import Context, main
 from systems.rsiagent.model import (
@@ -24,7 +26,6 @@ from systems.rsiagent.model import (
     bank_facts,
     build_corpus,
     evolve_parallel_phase1,
-    wave_resume_allowed,
 )
 from systems.rsiagent.policies import ActorWork, Distiller
 from systems.rsiagent.state import SWITCHES
@@ -80,7 +81,8 @@ def run_design(sim: Simulation, variant: Variant) -> tuple[Host, list[str]]:
         f"    final facts: {facts}",
         f"    lost: {lost}",
         f"    env.md: {env}",
-        f"    outcomes.md written: {res.outcome_written}; resume allowed: {wave_resume_allowed(host)}",
+        f"    outcomes.md written: {res.outcome_written}; state.json: "
+        f"{json.loads(host.volume.tree.read_text(host.STATE))['status']}",
     ]
     return host, lines
 

@@ -28,7 +28,8 @@ def test_requests_carry_inventory_log_tail_and_question() -> None:
     ad = Adapter(sim, 8000, wl.drawn)
     reqs = [ad.step(s) for s in wl.steps]
 
-    assert inventory_listing(FROZEN_BANK) in reqs[0].parts[0]
+    assert reqs[0].parts[1] == inventory_listing(FROZEN_BANK, "ale")
+    assert "Current durable-memory inventory (3 files):" in reqs[0].parts[1]
     assert ad.loop.folds, "the scaled target role folds under an 8k budget"
     probe = next(i for i, s in enumerate(wl.steps) if s.probe)
     assert reqs[probe].parts[-1] == wl.steps[probe].question

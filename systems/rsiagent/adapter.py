@@ -43,11 +43,15 @@ from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.rsiagent.model import ROLE_DEFAULTS, ActorLoop, inventory_listing
 from systems.rsiagent.policies import Summarizer
-from systems.rsiagent.state import LoopConfig, Message
+from systems.rsiagent.state import LoopConfig
 
 #: The window we assume upstream's target-role character thresholds were sized for (tokens).
 UPSTREAM_WINDOW_TOKENS = 262_144
 
+CHARTER = (
+    "You are the Actor on a target run. Your durable memory at ~/.memory is attached read-only evidence; "
+    "read files through Programs if useful."
+)
 FROZEN_BANK = {
     "INDEX.md": b"Lessons from practice. Read what is relevant; nothing here is privileged.\n",
     "lessons/verify-before-submit.md": b"Re-probe the machine before submitting; the log may be stale.\n",
@@ -73,21 +77,20 @@ class Adapter:
         self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
         self.budget = budget
         self.cfg = scaled_target(budget)
-        charter = (
-            "You are the Actor on a target run. Your durable memory at ~/.memory is attached read-only "
-            "evidence; read files through Programs if useful.\nDURABLE MEMORY FILES:\n"
-            + inventory_listing(FROZEN_BANK, "practice")
-        )
         self.loop = ActorLoop(
             sim,
             self.cfg,
             Summarizer(lossiness=drawn.lossiness),
-            task="Complete the target task; answer questions about values you observed.",
+            instruction="Complete the target task; answer questions about values you observed.",
             agent="actor",
-            system_prompt=charter,
+            variant=variant,
+            system_prompt=CHARTER,
+            memory_prompt=inventory_listing(FROZEN_BANK, "ale"),
             env_memory_dir="~/.memory",
             rng_name="rsiagent.adapter.summarizer",
         )
+        # pair 0: the opening TASK message and the first (reconnaissance) reply, before the workload
+        self.loop.call("PROGRAM: recon", record=False)
         bank_bytes = sum(len(d) for d in FROZEN_BANK.values())
         self._durable_bank = bank_bytes
         self._transcript = 0
@@ -96,19 +99,21 @@ class Adapter:
         self._ops = len(FROZEN_BANK)
 
     def step(self, step: WorkStep) -> ModelRequest:
-        """One Actor turn: the observation joins the history, the loop folds, the context is assembled."""
-        reply = Message("assistant", f"PROGRAM: inspect step {step.index}")
-        env = Message("user", step.observation)
-        folds = self.loop.add_pair(reply, env)
-        added = len(reply.content.encode()) + len(env.content.encode())
+        """One Actor turn: the observation is the pending user message; the model call folds first (the
+        pending observation is not foldable), then the context is assembled with the probe question as a
+        transient last part, and the observation and the reply join the history."""
+        folds = len(self.loop.folds)
+        self.loop.observe(step.observation)
+        reply = f"PROGRAM: inspect step {step.index}"
+        parts = tuple(self.loop.call(reply, question=step.question, record=False))
+        added = len(step.observation.encode()) + len(reply.encode())
         self._transcript += added
         self._written += added
         self._ops += 2
-        for _ in folds:
+        for _ in range(len(self.loop.folds) - folds):
             self._worklog = len(self.loop.summary.encode())
             self._written += self._worklog
             self._ops += 1
-        parts = tuple(self.loop.context(step.question))
         return ModelRequest(parts, None, "rsiagent.target.step")
 
     def storage(self) -> StorageStats:

@@ -7,14 +7,17 @@ from typing import Any
 
 from sim.engine import Simulation
 from sim.faults import FaultPlan
-from systems.rsiagent.model import build_corpus
+from sim.variant import Variant
+from systems.rsiagent.model import Host, build_corpus
 from systems.rsiagent.state import Bank
 
 OTHER_TASK = (
     "Open the quarterly budget spreadsheet and sort the second column by date in descending order, "
     "then export it as a PDF named report."
 )
-CORPUS = build_corpus([OTHER_TASK])
+#: The run's target direction: another benchmark instruction, in the corpus and authorized by every audit.
+TARGET = "Record the weekly standup in the screen recorder and save the video as an mp4 file on the desktop."
+CORPUS = build_corpus([OTHER_TASK, TARGET])
 INSTRUCTION = "Build a small command line tool under /home/user/evolution_project that counts words."
 NAMES = ("a.md", "b.md", "c.md")
 FILL = "lorem ipsum dolor sit amet "
@@ -28,6 +31,11 @@ def fact(i: int, value: str = "teal") -> str:
 def bank_of(items: Any) -> Bank:
     """A bank from (name, text) pairs."""
     return {n: t.encode("utf-8") for n, t in items}
+
+
+def new_host(sim: Simulation, variant: Variant, **kw: Any) -> Host:
+    """A host with the claims' corpus and target direction, as *variant*."""
+    return Host(sim, corpus=CORPUS, variant=variant, target=TARGET, **kw)
 
 
 def arm(sim: Simulation, specs: list[str]) -> None:

@@ -13,15 +13,14 @@ from sim.variant import Variant
 from systems.rsiagent import faults as fp
 from systems.rsiagent import properties as props
 from systems.rsiagent.drivers.common import (
-    CORPUS,
     INSTRUCTION,
     NAMES,
     arm,
     fact,
+    new_host,
 )
 from systems.rsiagent.model import (
     GuestVM,
-    Host,
     curriculum_turn,
     memory_revisit,
     osworld_attach_memory,
@@ -40,7 +39,7 @@ def notes_examples() -> Any:
 
 def check_notes(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """The next Curriculum charter shows the notes as the last turn left the file."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     vm = GuestVM(sim, "curriculum")
     expected = ""
     for i, action in enumerate(ex["turns"]):

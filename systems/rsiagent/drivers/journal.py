@@ -15,11 +15,11 @@ from systems.rsiagent import faults as fp
 from systems.rsiagent import properties as props
 from systems.rsiagent.drivers.common import (
     CORPUS,
-    INSTRUCTION,
     NAMES,
     OTHER_TASK,
     arm,
     fact,
+    new_host,
 )
 from systems.rsiagent.model import (
     Host,
@@ -56,7 +56,7 @@ def _archives(host: Host) -> dict[int, Bank]:
 
 def check_journal_ids(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """Every journaled tree stays recoverable from its archive (experience_index restarts per cycle)."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     journaled: list[tuple[int, Bank]] = []
     for cycle in ex["cycles"]:
         for idx, tree in enumerate(cycle, start=1):
@@ -67,8 +67,8 @@ def check_journal_ids(sim: Simulation, ex: dict[str, Any], variant: Variant) -> 
                     host,
                     files,
                     episode=idx,
-                    authorized=INSTRUCTION,
-                    meta={"kind": "unified", "terminal_outcome": "PASS"},
+                    authorized=host.target,
+                    meta={"kind": "unified-practice-project", "terminal_outcome": "PASS"},
                 )
             except JournalConflict:
                 break  # the fixed variant refuses the reused id; this commit does not happen
@@ -88,7 +88,7 @@ def journal_install_examples() -> Any:
 
 def check_journal_install(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """Every journal.jsonl line describes a tree that was installed."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     if ex["fail"]:
         point = fp.INSTALL_STAGE if ex["fail"][0] == "stage" else fp.INSTALL_RENAME
         arm(sim, [f"fail@{point}#{ex['fail'][1]}"])
@@ -101,8 +101,8 @@ def check_journal_install(sim: Simulation, ex: dict[str, Any], variant: Variant)
                 host,
                 files,
                 episode=ep,
-                authorized=INSTRUCTION,
-                meta={"kind": "practice", "terminal_outcome": "PASS"},
+                authorized=host.target,
+                meta={"kind": "practice-terminal-memory", "terminal_outcome": "PASS"},
             )
         except WriteFailed:
             break  # the install raised: the run ends infra
@@ -133,7 +133,7 @@ def _outside(host: Host) -> list[str]:
 
 def check_write_memory(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """A bank write is audited, journaled, stays inside the bank and is never left partial."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     old = {"old.md": fact(500).encode()}
     atomic_install_memory(sim, host, old)
     files = {
@@ -165,7 +165,7 @@ def check_install_window(sim: Simulation, ex: dict[str, Any], variant: Variant) 
     """Every read during an install, and the first read after a crash and restart, sees the old or the new
     bank; no backup is orphaned."""
     v = variant
-    host = Host(sim, corpus=CORPUS, variant=v)
+    host = new_host(sim, v)
     old = {n: fact(10 + i).encode() for i, n in enumerate(ex["old"])}
     new = {n: fact(20 + i).encode() for i, n in enumerate(ex["new"])}
     if old:

@@ -14,16 +14,15 @@ from sim.variant import Variant
 from systems.rsiagent import faults as fp
 from systems.rsiagent import properties as props
 from systems.rsiagent.drivers.common import (
-    CORPUS,
     INSTRUCTION,
     NAMES,
     arm,
     bank_of,
     fact,
+    new_host,
 )
 from systems.rsiagent.model import (
     GuestVM,
-    Host,
     PracticeInfrastructureError,
     ProjectSpec,
     commit_learning,
@@ -51,7 +50,7 @@ def work_lesson_examples() -> Any:
 
 def check_work_lesson(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """A lesson the Actor writes into ~/.memory while working reaches the committed bank."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     lessons = [(n, fact(i)) for n, i in ex["lessons"]]
     spec = ProjectSpec(
         1,
@@ -79,7 +78,7 @@ def diagnosis_examples() -> Any:
 
 def check_diagnosis(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """The installed bank is the bank at reconciliation end."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     spec = ProjectSpec(
         1,
         INSTRUCTION,
@@ -106,7 +105,7 @@ def pull_examples() -> Any:
 
 def check_pull(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """A commit never replaces a non-empty guest bank by an empty canonical bank."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     vm = GuestVM(sim, "vm-ep001")
     vm.volume.mkdir(vm.MEMORY)
     for i, n in enumerate(ex["guest"]):
@@ -114,7 +113,7 @@ def check_pull(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict
     guest = vm.bank()
     arm(sim, [f"fail@{fp.PULL_ATTEMPT}#{i}" for i in range(1, ex["failures"] + 1)])
     try:
-        rec = commit_learning(sim, host, vm, 1, "PASS", authorized=INSTRUCTION)
+        rec = commit_learning(sim, host, vm, 1, "PASS", authorized=host.target)
     except PracticeInfrastructureError:
         return Verdict.ok("terminal pull refused: infra")
     return props.check_no_silent_empty(guest, rec.after_bank, rec.outcome)

@@ -12,11 +12,11 @@ from sim.engine import Simulation
 from sim.variant import Variant
 from systems.rsiagent import properties as props
 from systems.rsiagent.drivers.common import (
-    CORPUS,
     INSTRUCTION,
     NAMES,
     OTHER_TASK,
     fact,
+    new_host,
 )
 from systems.rsiagent.model import (
     Host,
@@ -93,12 +93,12 @@ def _run_wave(sim: Simulation, ex: dict[str, Any], host: Host) -> Verdict:
 
 def check_wave_lost_update(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """Facts committed by an earlier branch survive the later branches' whole-tree installs."""
-    return _run_wave(sim, ex, Host(sim, corpus=CORPUS, variant=variant))
+    return _run_wave(sim, ex, new_host(sim, variant))
 
 
 def check_wave_stale(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """A branch that rewrites a file from its work-time context does not drop a sibling's committed lines."""
-    return _run_wave(sim, ex, Host(sim, corpus=CORPUS, variant=variant))
+    return _run_wave(sim, ex, new_host(sim, variant))
 
 
 # -- 13. a partial wave commit -----------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def partial_wave_examples() -> Any:
 
 def check_partial_wave(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """A wave publishes all its branches or leaves the canonical bank unchanged."""
-    host = Host(sim, corpus=CORPUS, variant=variant)
+    host = new_host(sim, variant)
     specs = []
     for k, leak in enumerate(ex["leaks"]):
         adds = [(f"b{k}.md", fact(k + 1))] + ([(f"leak{k}.md", OTHER_TASK)] if leak else [])

@@ -46,11 +46,13 @@ def fold_middle_examples() -> Any:
 def check_fold_middle(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """Every fact of a folded message reaches the WORK LOG (lossless summarizer, ample cap)."""
     cfg = LoopConfig(history_keep_pairs=1, keep_chars=0, fold_batch=ex["batch"], worklog_max_chars=100_000)
-    loop = ActorLoop(sim, cfg, Summarizer(), task=INSTRUCTION, variant=variant)
+    loop = ActorLoop(sim, cfg, Summarizer(), instruction=INSTRUCTION, variant=variant)
     n = 1
     for size, pos in ex["envs"]:
-        loop.add_pair(Message("assistant", "PROGRAM: run"), Message("user", _content(size, pos, n)))
+        loop.call("PROGRAM: run")
+        loop.observe(_content(size, pos, n))
         n += len(pos)
+    loop.call("PROGRAM: run")
     folded: set[str] = set()
     for m in loop.messages[: 2 * loop.covered]:
         folded |= extract_facts(m.content)
@@ -71,12 +73,14 @@ def digest_examples() -> Any:
 def check_digest(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """A blank summary's digest fallback never drops facts the WORK LOG already held."""
     cfg = LoopConfig(history_keep_pairs=1, keep_chars=0, fold_batch=1, worklog_max_chars=ex["cap"])
-    loop = ActorLoop(sim, cfg, Summarizer(blank=True), task=INSTRUCTION, variant=variant)
+    loop = ActorLoop(sim, cfg, Summarizer(blank=True), instruction=INSTRUCTION, variant=variant)
     old = "WORK LOG\n" + "\n".join(f"- {fact(i)}" for i in range(1, ex["log_facts"] + 1))
     loop.summary = old[: ex["cap"]].rsplit("\n", 1)[0] if len(old) > ex["cap"] else old
     before = loop.summary
     for size in ex["envs"]:
-        loop.add_pair(Message("assistant", "PROGRAM: run"), Message("user", (FILL * 20)[:size]))
+        loop.call("PROGRAM: run")
+        loop.observe((FILL * 20)[:size])
+    loop.call("PROGRAM: run")
     return props.check_log_kept(before, loop.summary)
 
 
@@ -103,10 +107,11 @@ def check_guard(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdic
         fold_batch=ex["batch"],
         worklog_max_chars=100,
     )
-    loop = ActorLoop(sim, cfg, Summarizer(), task="t", variant=variant)
+    loop = ActorLoop(sim, cfg, Summarizer(), instruction="t", variant=variant)
     half = ex["pair_chars"] // 2
     for _ in range(ex["pairs"]):
-        loop.add_pair(Message("assistant", "P" * half), Message("user", "E" * half))
+        loop.call("P" * half)
+        loop.observe("E" * half)
         v = props.check_fold_guard(loop.size(), cfg.ctx_high_water, loop.foldable())
         if not v.holds:
             return v

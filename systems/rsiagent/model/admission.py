@@ -1,5 +1,10 @@
 """Admission of a terminal candidate (RT-RTE-learning-admission, MEM-OBJ-memory-journal): the silent
-audit, the journal, the staged install and the direct ``write_memory`` API."""
+audit, the journal, the staged install and the direct ``write_memory`` API.
+
+Not modeled: the exam fence's audits of agent transcripts (``boundary_audit.json``), prompts, handoffs
+and captured project trees (``_audit_agent_artifacts``, ``_audit_prompt``, ``audit_captured_materials``):
+only the bank's silent audit and the curriculum notes' ``audit_text`` run.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from systems.rsiagent.model.common import (
 from systems.rsiagent.model.functions import (
     audit_hits,
     journal_archive,
+    memory_path,
     safe_memory_name,
     shingles,
     silent_audit,
@@ -47,8 +53,9 @@ def require_corpus(corpus: frozenset[str] | None) -> frozenset[str]:
 def validate_instruction_corpus(
     raw: bytes, sidecar: Mapping[str, Any], expected_count: int = 108
 ) -> frozenset[str]:
-    """Upstream ``validate_instruction_corpus``: the sidecar manifest must match exactly and the corpus
-    must be a non-empty, sorted, unique list of strings; raises ValueError."""
+    """Upstream ``validate_instruction_corpus`` (``explore/commit.py:196-224``): the sidecar manifest must
+    match exactly and the corpus must be a non-empty, sorted, unique list of non-empty strings; raises
+    ValueError."""
     data = json.loads(raw.decode("utf-8"))
     want = {
         "schema_version": 2,
@@ -64,18 +71,34 @@ def validate_instruction_corpus(
     for k, v in want.items():
         if sidecar[k] != v:
             raise ValueError(f"corpus manifest {k} mismatch")
-    if not isinstance(data, list) or not data or not all(isinstance(s, str) for s in data):
-        raise ValueError("corpus must be a non-empty list of strings")
+    if not isinstance(data, list) or not data or not all(isinstance(s, str) and s for s in data):
+        raise ValueError("corpus must be a non-empty list of non-empty strings")
     if data != sorted(set(data)):
         raise ValueError("corpus must be sorted and unique")
     return frozenset(data)
 
 
+#: ``_DYNAMIC_OVERLEAF_CREDENTIALS`` (``explore/commit.py:160-164``): the labelled, run-generated block.
+OVERLEAF_CREDENTIALS = re.compile(
+    r"(?:\r?\n)*Overleaf login credentials\s*[-—]\s*Email:[^\r\n]*?\s+Password:[^\r\n]*(?:\r?\n)*",
+    re.IGNORECASE,
+)
+
+
+def normalize_instruction_for_corpus(instruction: str) -> str:
+    """Upstream ``normalize_instruction_for_corpus`` (``explore/commit.py:172-183``): remove only the
+    labelled ``Overleaf login credentials — Email: … Password: …`` block, label included, replaced by a
+    blank line and right-stripped; every other instruction is returned byte for byte."""
+    if not OVERLEAF_CREDENTIALS.search(instruction):
+        return instruction
+    return OVERLEAF_CREDENTIALS.sub("\n\n", instruction).rstrip()
+
+
 def build_corpus(instructions: Iterable[str]) -> frozenset[str]:
-    """The shingle corpus of benchmark instructions (the per-run Overleaf credentials block stripped)."""
+    """Upstream ``build_corpus`` (``explore/commit.py:186-193``): the 8-word shingles of every instruction
+    as given (normalizing is the corpus builder's job: :func:`normalize_instruction_for_corpus`)."""
     out: set[str] = set()
     for text in instructions:
-        text = re.sub(r"Email:.*?Password:\s*\S+", "", text, flags=re.S)
         out |= shingles(text)
     return frozenset(out)
 
@@ -83,35 +106,48 @@ def build_corpus(instructions: Iterable[str]) -> frozenset[str]:
 def audit_candidate(
     sim: Simulation, host: Host, files: Mapping[str, bytes], authorized: str
 ) -> tuple[dict[str, bytes], list[str]]:
-    """The host's silent audit of a terminal candidate (RT-RTE-learning-admission): logs
-    ``{file, hits: sorted[:3], ts}`` per rejected file and gives the Actor no feedback."""
+    """The host's silent audit of a terminal candidate (RT-RTE-learning-admission; ``silent_audit(...,
+    require_corpus=True)``): appends ``{file, hits: sorted[:3], ts: "%H:%M:%S"}`` per rejected file to
+    ``audit_rejects.jsonl`` beside the canonical bank (``commit.py:261-265``) and gives the Actor no
+    feedback."""
     corpus = require_corpus(host.corpus)
     accepted, rejected = silent_audit(files, corpus, authorized)
+    clock = host.volume.clock
     for name in rejected:
         hits = audit_hits(files[name], corpus, authorized)[:3]
-        host.boundary_log.append({"file": name, "hits": hits, "ts": host.volume.clock.iso()})
+        entry = {"file": name, "hits": hits, "ts": clock.datetime().strftime("%H:%M:%S")}
+        host.boundary_log.append(entry)
+        host.volume.tree.append_text(host.REJECTS, json.dumps(entry) + "\n", clock=clock.seconds)
     sim.trace.op(SYSTEM, "silent_audit", agent=host.agent, files=len(files), rejected=rejected)
     return accepted, rejected
 
 
 def journal(
-    sim: Simulation, host: Host, episode: int, files: Mapping[str, bytes], meta: Mapping[str, Any]
+    sim: Simulation,
+    host: Host,
+    episode: int,
+    files: Mapping[str, bytes],
+    meta: Mapping[str, Any],
+    *,
+    root: str | None = None,
 ) -> JournalLine:
-    """Upstream ``journal`` (MEM-OBJ-memory-journal): write ``ep{episode:03d}.tgz`` (members sorted, mtime
-    = the host clock) and append a ``journal.jsonl`` line ``{episode, files, bytes, ts, **meta}``.
+    """Upstream ``journal`` (MEM-OBJ-memory-journal): write ``ep{episode:03d}.tgz`` in the journal
+    directory *root* (default the host's; members sorted, mtime = the host clock, the gzip header naming
+    the file) and append a ``journal.jsonl`` line ``{episode, files, bytes, ts, **meta}``.
 
     A repeated episode id overwrites the archive silently while the jsonl keeps both lines (fixed
     variant ``exclusive-journal``: raises :class:`JournalConflict`). No fsync.
     Not modeled: the ``ts`` is the host clock in UTC (upstream formats local time).
     """
     vol = host.volume
-    path = f"{host.JOURNAL}/ep{episode:03d}.tgz"
+    root = root or host.JOURNAL
+    path = f"{root}/ep{episode:03d}.tgz"
     existed = vol.tree.exists(path)
     if existed and host.variant.has("exclusive-journal"):
         sim.trace.op(SYSTEM, "journal", agent=host.agent, phase="fail", episode=episode, reason="exists")
         raise JournalConflict(path)
     clock = vol.clock
-    vol.write(path, journal_archive(files, int(clock.seconds())))
+    vol.write(path, journal_archive(files, int(clock.seconds()), posixpath.basename(path)))
     vol.point(sim, fp.JOURNAL_AFTER_TGZ)
     ts = clock.datetime().strftime("%Y-%m-%d %H:%M:%S")
     line = {
@@ -121,7 +157,7 @@ def journal(
         "ts": ts,
         **meta,
     }
-    vol.tree.append_text(f"{host.JOURNAL}/journal.jsonl", json.dumps(line) + "\n", clock=clock.seconds)
+    vol.tree.append_text(f"{root}/journal.jsonl", json.dumps(line) + "\n", clock=clock.seconds)
     sim.trace.op(SYSTEM, "journal", agent=host.agent, episode=episode, files=len(files), overwrote=existed)
     return JournalLine(episode, len(files), line["bytes"], ts, dict(meta))
 
@@ -131,12 +167,13 @@ def atomic_install_memory(
 ) -> InstallReceipt:
     """Upstream ``_atomic_install_memory`` (RT-RTE-learning-admission, MEM-OBJ-memory).
 
-    Stage the files (sorted) in ``.{name}.stage-*`` beside *path*, fsync files, directories deepest
-    first and the stage root, rename the destination to ``.{name}.backup-{pid}-{ns}``, rename the stage
-    in, fsync the parent and delete the backup. Between the two renames the bank does not exist (a
-    reader gets ``{}``); a crash there orphans the backup. A failed stage rename renames the backup back
-    and re-raises. Fixed variant ``exchange-install``: one atomic exchange of stage and destination
-    (``RENAME_EXCHANGE``) and :func:`recover_install` at startup. Raises :class:`UnsafeMemoryName`.
+    Refuse unsafe names (:class:`UnsafeMemoryName`, an infra error) and a destination that is not a
+    directory; stage the files (sorted, each at its ``pathlib`` path) in ``.{name}.stage-*`` beside
+    *path*, fsync files, directories deepest first and the stage root, rename the destination to
+    ``.{name}.backup-{pid}-{ns}``, rename the stage in, fsync the parent and delete the backup. Between
+    the two renames the bank does not exist (a reader gets ``{}``); a crash there orphans the backup. A
+    failed stage rename renames the backup back and re-raises. Fixed variant ``exchange-install``: one
+    atomic exchange of stage and destination (``RENAME_EXCHANGE``) and :func:`recover_install` at startup.
     Not modeled: symlinked destinations (refused upstream); the pid is a constant.
     """
     path = path or host.CANONICAL
@@ -155,11 +192,15 @@ def atomic_install_memory(
         vol.mkdir(stage)
         for rel in sorted(files):
             vol.point(sim, fp.INSTALL_STAGE)
-            vol.write(f"{stage}/{rel}", files[rel])
-        for rel in sorted(files):
+            at = memory_path(rel)
+            if not at:
+                raise IsADirectoryError(f"{stage}: a memory file cannot be the stage root")
+            vol.write(f"{stage}/{at}", files[rel])
+        placed = sorted({memory_path(rel) for rel in files})
+        for rel in placed:
             fsyncs.append(f"{stage}/{rel}")
         anc: set[str] = set()
-        for rel in files:
+        for rel in placed:
             d = posixpath.dirname(rel)
             while d:
                 anc.add(f"{stage}/{d}")
@@ -260,7 +301,8 @@ def write_memory(
     """
     path = path or host.CANONICAL
     if host.variant.has("admit-direct-writes"):
-        admit(sim, host, dict(files), episode=0, authorized="", meta={"kind": "write_memory"})
+        episode = max((line.episode for line in host.journal_lines()), default=0) + 1
+        admit(sim, host, dict(files), episode=episode, authorized=host.target, meta={"kind": "write_memory"})
         return WriteMemoryResult(tuple(sorted(files)))
     vol = host.volume
     vol.rmtree(path)
@@ -284,25 +326,33 @@ def write_memory(
 
 
 def admit(
-    sim: Simulation, host: Host, files: Bank, *, episode: int, authorized: str, meta: Mapping[str, Any]
+    sim: Simulation,
+    host: Host,
+    files: Bank,
+    *,
+    episode: int,
+    authorized: str,
+    meta: Mapping[str, Any],
+    journal_root: str | None = None,
 ) -> str:
-    """Audit → whole-candidate rejection → journal → staged install (RT-RTE-learning-admission).
+    """Audit → whole-candidate rejection → journal → staged install (RT-RTE-learning-admission;
+    ``practice_loop.py:1693-1712``).
 
     Returns ``installed`` or ``quarantined`` (the canonical bank unchanged, no journal entry). Unsafe
-    names quarantine too. Fixed variant ``journal-after-install`` journals after the install.
+    names raise :class:`UnsafeMemoryName` (upstream's terminal pull and install refuse them as infra).
+    Fixed variant ``journal-after-install`` journals after the install.
     """
     bad = sorted(n for n in files if not safe_memory_name(n))
     if bad:
-        host.quarantine("unsafe memory names", files=bad)
-        return "quarantined"
+        raise UnsafeMemoryName(f"candidate memory contains an unsafe path: {bad}")
     accepted, rejected = audit_candidate(sim, host, files, authorized)
     if accepted != files:
         host.quarantine("silent audit rejected the candidate", files=rejected, episode=episode)
         return "quarantined"
     after = host.variant.has("journal-after-install")
     if not after:
-        journal(sim, host, episode, files, meta)
+        journal(sim, host, episode, files, meta, root=journal_root)
     atomic_install_memory(sim, host, files)
     if after:
-        journal(sim, host, episode, files, meta)
+        journal(sim, host, episode, files, meta, root=journal_root)
     return "installed"

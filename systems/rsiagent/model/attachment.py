@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
 from systems.rsiagent import faults as fp
-from systems.rsiagent.model.common import MEMORY_REVISIT, OSWORLD_MODE, SYSTEM, FrozenMemoryUploadError
+from systems.rsiagent.model.common import OSWORLD_MODE, SYSTEM, FrozenMemoryUploadError
 from systems.rsiagent.model.functions import inventory_listing, tree_sha256
 from systems.rsiagent.model.transport import push_memory
 from systems.rsiagent.model.volumes import GuestVM
@@ -23,14 +23,6 @@ class EvalRecord:
     preamble: str
     env_memory_dir: str | None
     nudges: list[str] = field(default_factory=list)
-
-
-def memory_revisit(env_memory_dir: str | None, event: str) -> str | None:
-    """``_memory_revisit``: the fixed "[MEMORY RETRIEVAL OPPORTUNITY]" note after a Verifier bounce, a
-    fold, a recovery, a resume or the first repeat/cycle; only when ``env_memory_dir`` is set."""
-    if event not in ("bounce", "fold", "recovery", "resume", "repeat"):
-        raise ValueError(f"unknown revisit event {event!r}")
-    return MEMORY_REVISIT.format(root=env_memory_dir) if env_memory_dir else None
 
 
 def osworld_attach_memory(

@@ -22,15 +22,11 @@ DIGEST_CHARS = 220
 KEEP_FLOOR = 6
 SYNTH_MESSAGES = 60
 REVIEW_MESSAGES, REVIEW_MESSAGE_CHARS = 6, 1500
-REVIEW_LOG_CAP, REVIEW_TAIL_CAP, REVIEW_OUT_CAP = 8000, 6000, 2500
+REVIEW_OUT_CAP = 2500  # _strategy_review: (out or "").strip()[:2500]
 RESUME_MIN_ITERS, RESUME_MIN_WALL_S = 10, 300
-MAX_PARALLEL = 4
+MAX_PARALLEL = 4  # evolve_parallel_phase1(max_parallel=4): host scheduling capacity, not wave width
 NO_PROGRESS_SEGMENTS = 3
 ELIGIBLE_STALL = "stalled"
-MEMORY_REVISIT = (
-    "[MEMORY RETRIEVAL OPPORTUNITY] If new evidence changes your understanding, you become stalled, or "
-    "earlier context is compressed, reconsider both previously useful and unread memory in {root}."
-)
 WORK_PHASE_NOTICE = "Edits you make to durable memory during this work phase are discarded."
 DECISION_RE = re.compile(r"^DECISION: (PROJECT|CONVERGED|STALLED)$")
 DECISION_PHASE1_RE = re.compile(r"^DECISION: (PROJECT|SATURATED|STALLED)$")
@@ -48,8 +44,9 @@ class BoundaryAuditError(Exception):
     """The silent audit rejected part of a terminal candidate; the whole run ends ``quarantined``."""
 
 
-class UnsafeMemoryName(ValueError):
-    """A bank name is absolute, empty, or has an empty/``.``/``..`` part."""
+class UnsafeMemoryName(PracticeInfrastructureError):
+    """A bank name is absolute, empty, or has an empty/``.``/``..`` part (upstream: "candidate memory
+    contains an unsafe path", an infra error)."""
 
 
 class JournalConflict(FileExistsError):

@@ -6,9 +6,8 @@ import json
 
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
-from systems.rsiagent.model.admission import require_corpus
 from systems.rsiagent.model.common import SYSTEM, PracticeInfrastructureError
-from systems.rsiagent.model.functions import audit_hits, inventory_listing, parse_decision, tree_sha256
+from systems.rsiagent.model.functions import audit_text, inventory_listing, parse_decision, tree_sha256
 from systems.rsiagent.model.phases import push_canonical, reset_null_vm
 from systems.rsiagent.model.volumes import GuestVM, Host
 from systems.rsiagent.policies import (
@@ -44,8 +43,12 @@ def curriculum_turn(
 ) -> str:
     """One Curriculum phase (RT-RTE-curriculum-search, MEM-OBJ-curriculum-notes): fresh VM, a disposable
     bank copy (or, with ``access="none"``, the empty ``curriculum_empty_memory``), the charter with the
-    current notes, the handoff decision, then the notes read: only a non-empty read is audited and
-    replaces the notes (an audit hit quarantines). Writes ``memory_access.json``. Returns the decision."""
+    current notes, the handoff decision, then the notes read: only a non-empty read is audited (the exam
+    fence's ``audit_text`` with the target authorized, ``practice_loop.py`` ``evolve_practice``) and
+    replaces the notes (an audit hit quarantines). Writes ``memory_access.json``. Returns the decision.
+    Not modeled: the exact wording of the Curriculum, Verifier, distillation, reconciliation and
+    learning-diagnosis prompts (short stand-ins; the Actor charter, inventories, fold and restart texts
+    are sized like upstream's)."""
     reset_null_vm(sim, vm)
     if access == "none":
         if not phase2_outcome_protocol:
@@ -77,6 +80,7 @@ def curriculum_turn(
         "curriculum.charter",
         ["You are the Curriculum.", f"CURRICULUM NOTES:\n{host.notes}", inventory_listing(attached)],
         agent=vm.name,
+        kinds=["system", "memory", "memory"],
     )
     handoff = f"DECISION: {turn.decision}\n{turn.instruction}"
     if turn.notes_action == "write":
@@ -91,7 +95,7 @@ def curriculum_turn(
     read = read_curriculum_notes(sim, vm, host.variant)
     replaced = False
     if read is not None and (read != "" or host.variant.has("empty-notes-clear")):
-        if read and audit_hits(read.encode("utf-8"), require_corpus(host.corpus)):
+        if read and audit_text(read, host.fence, authorized_instruction=host.target):
             host.quarantine("curriculum notes audit hit")
         else:
             host.notes = read

@@ -11,6 +11,7 @@ import json
 import re
 import tarfile
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
 from typing import Any
 
 from sim.text import extract_facts
@@ -29,9 +30,8 @@ from systems.rsiagent.model.common import (
     WORKLOG_MARKER,
     VerifierProtocolError,
 )
-from systems.rsiagent.state import (
-    Message,
-)
+from systems.rsiagent.model.texts import memory_preamble
+from systems.rsiagent.state import Message
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -45,6 +45,56 @@ def shingles(text: str) -> frozenset[str]:
     """Every 8-word shingle of *text* (words joined by one space); none when it has fewer than 8 words."""
     w = words(text)
     return frozenset(" ".join(w[i : i + SHINGLE_N]) for i in range(len(w) - SHINGLE_N + 1))
+
+
+# -- the exam fence (``tools/exam_fence.py``), which audits texts: notes, handoffs, prompts, transcripts --
+EXAM_SEATS = ("042", "044", "056", "011", "036", "062", "001", "005", "006", "085")
+PATH_PAT = re.compile(r"OSWorld-V2|evaluation_examples|task_class", re.I)
+REPO_PAT = re.compile(r"github\.com/+[^ '\"]*OSWorld|xlang-ai", re.I)
+TASKID_PAT = re.compile(r"\btask[_ ]?0*(" + "|".join(EXAM_SEATS) + r")\b", re.I)
+_FENCE_WORD = re.compile(r"[a-z0-9']+")
+
+
+def fence_words(text: str) -> list[str]:
+    """The fence's words: ``[a-z0-9']+`` of the lowercased text (an apostrophe stays inside a word)."""
+    return _FENCE_WORD.findall(text.lower())
+
+
+def fence_grams(instructions: Iterable[str]) -> frozenset[str]:
+    """``_instruction_8grams``: the 8-grams of the exam-seat instructions, in the fence's own words."""
+    out: set[str] = set()
+    for text in instructions:
+        w = fence_words(text)
+        out |= {" ".join(w[i : i + 8]) for i in range(len(w) - 7)}
+    return frozenset(out)
+
+
+def audit_text(
+    text: str, grams: frozenset[str] | set[str], *, mode: str = "practice", authorized_instruction: str = ""
+) -> list[dict[str, str]]:
+    """``exam_fence.audit_text``: the violation records of one text (empty means clean). Any mode: a
+    benchmark path (``OSWorld-V2|evaluation_examples|task_class``) or repository URL; ``practice`` mode
+    also an exam task id and the first instruction 8-gram (in the fence's words) that neither is an
+    8-gram of the authorized instruction nor passes its 12-word near window.
+    Not modeled: the exam fence's grader-constant tuples (L4: they need the graders' sources)."""
+    hits: list[dict[str, str]] = []
+    for kind, pat in (("exam-path", PATH_PAT), ("repo-url", REPO_PAT)):
+        m = pat.search(text)
+        if m:
+            hits.append({"kind": kind, "match": m.group(0)})
+    if mode == "practice":
+        m = TASKID_PAT.search(text)
+        if m:
+            hits.append({"kind": "task-id", "match": m.group(0)})
+        aw = fence_words(authorized_instruction) if authorized_instruction else []
+        allowed = {" ".join(aw[i : i + 8]) for i in range(len(aw) - 7)}
+        w = fence_words(text)
+        for i in range(len(w) - 7):
+            g = " ".join(w[i : i + 8])
+            if g in grams and g not in allowed and not authorized_near_shingle(g, aw):
+                hits.append({"kind": "instruction-8gram", "match": g})
+                break
+    return hits
 
 
 def _is_subsequence(needle: Sequence[str], hay: Sequence[str]) -> bool:
@@ -195,31 +245,43 @@ def manifest(files: Mapping[str, bytes]) -> dict[str, dict[str, Any]]:
     return {n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in sorted(files.items())}
 
 
+def listing(files: Mapping[str, bytes]) -> str:
+    """Upstream ``_listing``: sorted ``"{name}  {len}B"`` lines ("" for an empty bank)."""
+    return "\n".join(f"{n}  {len(files[n])}B" for n in sorted(files))
+
+
 def inventory_listing(files: Mapping[str, bytes], route: str = "practice") -> str:
     """The Actor's names-and-sizes inventory (no bodies, no privileged index, no ranking).
 
-    ``practice`` (and ``wave``): upstream ``_listing``, sorted ``"{name}  {len}B"`` lines or
-    ``(no durable memory files yet)``; ``osworld``: ``memory_preamble``'s header and
-    ``"  {size:>7}  {relpath}"`` lines; ``ale``: ``memory_preamble(_listing)``.
+    ``practice`` (and ``wave``): what the Actor charter fences between ``---`` lines, upstream
+    ``_listing(...).strip()`` or ``(no durable memory files yet)``; ``osworld``: ``memory_preamble`` of
+    ``"  {size:>7}  {relpath}"`` lines (``Current durable-memory inventory (N files):``, or ``...: empty
+    (0 files).``); ``ale``: ``memory_preamble(_listing)``.
     """
     if route in ("practice", "wave"):
-        if not files:
-            return "(no durable memory files yet)"
-        return "\n".join(f"{n}  {len(files[n])}B" for n in sorted(files))
+        return listing(files).strip() or "(no durable memory files yet)"
     if route == "osworld":
-        lines = [f"Current durable-memory inventory ({len(files)} files):"]
-        lines += [f"  {len(files[n]):>7}  {n}" for n in sorted(files)]
-        return "\n".join(lines)
+        return memory_preamble("\n".join(f"  {len(files[n]):>7}  {n}" for n in sorted(files)))
     if route == "ale":
-        return "DURABLE MEMORY FILES:\n" + inventory_listing(files, "practice")
+        return memory_preamble(listing(files))
     raise ValueError(f"unknown inventory route {route!r}")
 
 
 def safe_memory_name(name: object) -> bool:
-    """Upstream ``_safe_memory_name``: a str, not absolute, and no empty, ``.`` or ``..`` part."""
-    if not isinstance(name, str) or name == "" or name.startswith("/"):
+    """Upstream ``_safe_memory_name``: a non-empty str whose ``pathlib`` path is relative and has no
+    empty, ``.`` or ``..`` part (so ``.``, ``./a``, ``a//b``, ``a/`` and ``a/./b`` are safe: pathlib
+    normalizes them)."""
+    if not isinstance(name, str) or not name:
         return False
-    return all(part not in ("", ".", "..") for part in name.split("/"))
+    path = PurePosixPath(name)
+    return not path.is_absolute() and all(part not in ("", ".", "..") for part in path.parts)
+
+
+def memory_path(name: str) -> str:
+    """Where ``stage / name`` lands for a safe *name* (``pathlib`` drops ``.`` parts and repeated or
+    trailing slashes); "" for ``.`` itself (the stage root)."""
+    out = str(PurePosixPath(name))
+    return "" if out == "." else out
 
 
 def pull_excluded(rel: str) -> bool:
@@ -247,41 +309,56 @@ def parse_decision(handoff: str, *, phase1: bool = False) -> str:
 
 
 def parse_verdict(report: str) -> str:
-    """Exactly one ``VERDICT: PASS|FAIL`` line outside code fences; raises :class:`VerifierProtocolError`."""
+    """Upstream ``_parse_unique_handoff`` with ``^VERDICT: (PASS|FAIL)$`` (``practice_loop.py:413-445``): a
+    line whose stripped form starts with ```` ``` ```` or ``~~~`` toggles a fence whose marker (its first
+    three characters) only the same marker closes; lines inside a fence or indented by a tab or four spaces
+    are skipped; exactly one stripped line must ``fullmatch`` the token. Raises
+    :class:`VerifierProtocolError`."""
     found = []
-    fenced = False
+    fence: str | None = None
     for line in report.splitlines():
-        if line.strip().startswith("```"):
-            fenced = not fenced
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            if fence is None:
+                fence = marker
+            elif marker == fence:
+                fence = None
             continue
-        m = VERDICT_RE.match(line.strip())
-        if m and not fenced:
+        if fence is not None or line.startswith(("\t", "    ")):
+            continue
+        m = VERDICT_RE.fullmatch(stripped)
+        if m:
             found.append(m.group(1))
     if len(found) != 1:
         raise VerifierProtocolError(f"expected one VERDICT line outside code fences, found {len(found)}")
     return found[0]
 
 
-def journal_archive(files: Mapping[str, bytes], mtime: int) -> bytes:
-    """The ``ep{NNN}.tgz`` bytes: a gzip tar of the files only, sorted, every member (and the gzip
-    header) stamped *mtime*, so the same tree and clock give the same bytes."""
+def journal_archive(files: Mapping[str, bytes], mtime: int, name: str = "") -> bytes:
+    """The ``ep{NNN}.tgz`` bytes: a gzip tar (``tarfile.open(path, "w:gz")``: PAX, level 9) of the files
+    only, sorted, every member and the gzip header stamped *mtime*, the header carrying the archive's file
+    name *name* (``gzip`` drops a ``.gz`` suffix; ``ep001.tgz`` keeps its name), so the same tree, clock and
+    name give the same bytes."""
     items = tuple(sorted(files.items()))
-    return _journal_archive(items, mtime) if _small(items) else _journal_archive.__wrapped__(items, mtime)
+    if _small(items):
+        return _journal_archive(items, mtime, name)
+    return _journal_archive.__wrapped__(items, mtime, name)
 
 
 @functools.lru_cache(maxsize=512)
-def _journal_archive(items: tuple[tuple[str, bytes], ...], mtime: int) -> bytes:
+def _journal_archive(items: tuple[tuple[str, bytes], ...], mtime: int, name: str = "") -> bytes:
     # pure (same tree and mtime, same bytes), so memoized for small trees: a tgz costs ~0.6 ms to build
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, data in items:
-            info = tarfile.TarInfo(name)
+        for member, data in items:
+            info = tarfile.TarInfo(member)
             info.size = len(data)
             info.mtime = mtime
             info.mode = 0o644
             tar.addfile(info, io.BytesIO(data))
     out = io.BytesIO()
-    with gzip.GzipFile(fileobj=out, mode="wb", mtime=mtime, filename="") as gz:
+    with gzip.GzipFile(filename=name, fileobj=out, mode="wb", mtime=mtime) as gz:
         gz.write(raw.getvalue())
     return out.getvalue()
 

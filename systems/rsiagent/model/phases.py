@@ -4,16 +4,17 @@ MEM-OBJ-learning-diagnosis): ``evolve_practice`` and ``_promote_learning``."""
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sim.engine import Simulation
 from systems.rsiagent import faults as fp
 from systems.rsiagent.model.admission import admit, atomic_install_memory, audit_candidate, journal
-from systems.rsiagent.model.common import SYSTEM, WORK_PHASE_NOTICE, PracticeInfrastructureError
-from systems.rsiagent.model.functions import inventory_listing, manifest, parse_verdict, tree_sha256
+from systems.rsiagent.model.common import SYSTEM, PracticeInfrastructureError
+from systems.rsiagent.model.functions import inventory_listing, parse_verdict, tree_sha256
+from systems.rsiagent.model.records import checkpoint, write_outcome
+from systems.rsiagent.model.texts import actor_charter
 from systems.rsiagent.model.transport import pull_memory, pull_terminal_memory, push_memory
 from systems.rsiagent.model.volumes import GuestVM, Host
 from systems.rsiagent.policies import (
@@ -44,6 +45,12 @@ class ProjectSpec:
     distiller: Distiller = field(default_factory=lambda: Distiller())
     reconciler: Reconciler = field(default_factory=lambda: Reconciler())
     diagnosis: Diagnosis | None = None
+    project_id: str = ""
+
+    @property
+    def wave_id(self) -> str:
+        """The wave publication's project id (``[a-z0-9][a-z0-9_-]{0,63}``)."""
+        return self.project_id or f"p{self.episode:03d}"
 
 
 @dataclass
@@ -51,6 +58,7 @@ class ActorContext:
     """What the Actor holds in its context after the work phase (the same context distills)."""
 
     observed: tuple[str, ...] = ()
+    handoff: str = ""
     read: dict[str, bytes] = field(default_factory=dict)
     work_lessons: dict[str, bytes] = field(default_factory=dict)
     withdrawn: set[str] = field(default_factory=set)
@@ -78,15 +86,22 @@ def push_canonical(sim: Simulation, vm: GuestVM, files: Mapping[str, bytes]) -> 
 def actor_work(
     sim: Simulation, host: Host, vm: GuestVM, spec: ProjectSpec, route: str = "practice"
 ) -> ActorContext:
-    """The Actor's work phase (RT-RTE-task-execution, RT-BAP-actor-method): the charter carries the
-    names-and-sizes inventory and says work-phase edits are discarded; the Actor reads the bank files it
-    chooses, writes lessons into ``~/.memory`` and submits a candidate (``STATUS: SUBMIT``)."""
+    """The Actor's work phase (RT-RTE-task-execution, RT-BAP-actor-method): the charter
+    (``self_evolving_actor_charter`` + ``_actor_runtime_contract``) fences the names-and-sizes inventory
+    and says work-phase edits are discarded; the Actor reads the bank files it chooses, writes lessons into
+    ``~/.memory`` and submits a candidate with its handoff (``STATUS: SUBMIT``)."""
     bank = vm.bank()
-    charter = (
-        f"You are the Actor. {WORK_PHASE_NOTICE}\nDURABLE MEMORY FILES:\n{inventory_listing(bank, route)}"
+    charter = actor_charter(spec.instruction, inventory_listing(bank, route))
+    head, _, rest = charter.partition("DURABLE MEMORY FILES:\n---\n")
+    inventory, _, tail = rest.partition("\n---")
+    sim.request(
+        SYSTEM,
+        "actor.work",
+        [head + "DURABLE MEMORY FILES:\n---\n", inventory + "\n---", tail],
+        agent=vm.name,
+        kinds=["system", "memory", "message"],
     )
-    sim.request(SYSTEM, "actor.work", [charter, spec.instruction], agent=vm.name)
-    ctx = ActorContext(observed=spec.actor.observed)
+    ctx = ActorContext(observed=spec.actor.observed, handoff=f"STATUS: SUBMIT\n{spec.actor.candidate}")
     for name in spec.actor.reads:
         if name in bank:
             ctx.read[name] = bank[name]
@@ -112,7 +127,11 @@ def verify(sim: Simulation, spec: ProjectSpec, candidate: bytes, agent: str = "v
     ``VERDICT: PASS|FAIL`` outside code fences. Returns the verdict and the verbatim report."""
     report = spec.verifier.report()
     sim.request(
-        SYSTEM, "verifier.judge", ["You are the Verifier.", candidate.decode("utf-8", "replace")], agent=agent
+        SYSTEM,
+        "verifier.judge",
+        ["You are the Verifier.", candidate.decode("utf-8", "replace")],
+        agent=agent,
+        kinds=["system", "message"],
     )
     verdict = parse_verdict(report)
     sim.trace.op(SYSTEM, "verify", agent=agent, episode=spec.episode, verdict=verdict)
@@ -140,6 +159,7 @@ def distill(
             " ".join(ctx.observed),
         ],
         agent=vm.name,
+        kinds=["message", "memory", "message"],
     )
     for name, text in policy.rewrite_read:
         if name in ctx.read:
@@ -180,6 +200,7 @@ def reconcile(sim: Simulation, vm: GuestVM, ctx: ActorContext, policy: Reconcile
             inventory_listing(vm.bank()),
         ],
         agent=vm.name,
+        kinds=["message", "memory"],
     )
     for name in policy.delete:
         vm.delete_bank_file(name)
@@ -205,6 +226,7 @@ def learning_diagnosis(sim: Simulation, vm: GuestVM, policy: Diagnosis) -> str:
             "concise conclusions and hypotheses you choose to communicate."
         ],
         agent=vm.name,
+        kinds=["message"],
     )
     vm.volume.write(vm.DIAGNOSIS, policy.text.encode("utf-8"))
     for name, text in policy.bank_edits:
@@ -221,63 +243,23 @@ def commit_learning(
     verdict: str,
     *,
     authorized: str,
-    kind: str = "practice",
+    kind: str = "practice-terminal-memory",
     files: Bank | None = None,
     install_path: str | None = None,
-    checkpoint: bool = True,
 ) -> CommitRecord:
-    """The commit (RT-RTE-learning-admission, MEM-OBJ-memory-journal): pull (``_pull_terminal_memory``, or
-    the raw ``pull_memory`` under the ``raw-pull`` counterfactual) → silent audit (corpus required) →
-    whole-candidate rejection (quarantine, no journal, bank unchanged) → journal → staged install →
-    ``checkpoints/project_NNN/memory`` (must not exist) → ``outcome.json`` (manifests) + ``state.json``.
-    Raises :class:`PracticeInfrastructureError` on a failed terminal pull."""
+    """The commit (RT-RTE-learning-admission, MEM-OBJ-memory-journal; ``practice_loop.py:1690-1712``):
+    pull (``_pull_terminal_memory``, or the raw ``pull_memory`` under the ``raw-pull`` counterfactual) →
+    silent audit of *authorized* (corpus required) → whole-candidate rejection (quarantine, no journal,
+    bank unchanged) → journal (``{kind, terminal_outcome}``) → staged install. Raises
+    :class:`PracticeInfrastructureError` on a failed terminal pull."""
     path = install_path or host.CANONICAL
     before = host.volume.read_tree(path)
     if files is None:
         files = pull_memory(sim, vm) if host.variant.has("raw-pull") else pull_terminal_memory(sim, vm)
-    outcome = (
-        admit(
-            sim,
-            host,
-            files,
-            episode=episode,
-            authorized=authorized,
-            meta={"kind": kind, "terminal_outcome": verdict},
-        )
-        if path == host.CANONICAL
-        else _admit_at(
-            sim, host, files, episode, authorized, {"kind": kind, "terminal_outcome": verdict}, path
-        )
-    )
+    meta = {"kind": kind, "terminal_outcome": verdict}
+    outcome = _admit_at(sim, host, files, episode, authorized, meta, path)
     after = host.volume.read_tree(path)
     rec = CommitRecord(episode, outcome, verdict, frozen_bank(before), frozen_bank(after))
-    if outcome == "installed":
-        vol = host.volume
-        vol.point(sim, fp.CHECKPOINT)
-        if checkpoint:
-            cp = f"{host.CHECKPOINTS}/project_{episode:03d}/memory"
-            if vol.isdir(cp):
-                raise PracticeInfrastructureError(f"checkpoint {cp} already exists")
-            vol.mkdir(cp)
-            for n, d in sorted(after.items()):
-                vol.write(f"{cp}/{n}", d)
-        out = {
-            "episode": episode,
-            "verdict": verdict,
-            "memory_before": manifest(before),
-            "memory_after": manifest(after),
-        }
-        vol.write(
-            f"lineage/episodes/ep{episode:03d}/outcome.json", json.dumps(out, sort_keys=True).encode("utf-8")
-        )
-        if checkpoint:  # practice commits; a wave writes state.json at its start and end
-            vol.write(
-                "lineage/state.json",
-                json.dumps(
-                    {"state": host.state, "episode": episode, "memory_tree_sha256": tree_sha256(after)},
-                    sort_keys=True,
-                ).encode("utf-8"),
-            )
     host.commits.append(rec)
     sim.trace.op(
         SYSTEM,
@@ -300,9 +282,11 @@ def _admit_at(
     meta: Mapping[str, Any],
     path: str,
 ) -> str:
+    if path == host.CANONICAL:
+        return admit(sim, host, files, episode=episode, authorized=authorized, meta=meta)
     accepted, rejected = audit_candidate(sim, host, files, authorized)
     if accepted != files:
-        host.quarantine("silent audit rejected the candidate", files=rejected, episode=episode)
+        host.quarantine("terminal memory failed the target boundary", files=rejected, episode=episode)
         return "quarantined"
     journal(sim, host, episode, files, meta)
     atomic_install_memory(sim, host, files, path)
@@ -317,8 +301,10 @@ def evolve_practice_project(
 
     Fresh VM → push canonical → Actor work → Verifier (fresh VM) → reset (fresh VM, candidate replayed,
     canonical pushed again: work-phase edits discarded) → distillation → reconciliation → [learning
-    diagnosis, whose bank edits are still pulled] → commit. Fixed variants: ``draft-work-delta`` (the
-    work-phase delta is carried into the reset bank as a visible draft), ``diagnosis-snapshot`` (the
+    diagnosis, whose bank edits are still pulled] → commit, authorizing the host's target direction
+    (``_promote_learning``: its audit surface) → [checkpoint] → ``outcome.json`` / ``outcome.md`` →
+    ``state.json``. A rejection quarantines the run (``finish``). Fixed variants: ``draft-work-delta``
+    (the work-phase delta is carried into the reset bank as a visible draft), ``diagnosis-snapshot`` (the
     candidate is pulled at reconciliation end). Raises :class:`PracticeInfrastructureError`.
     Not modeled: the Curriculum's fixture capture and the evidence view (programs, traces, SHA256SUMS).
     """
@@ -340,8 +326,58 @@ def evolve_practice_project(
     distill(sim, vm, ctx, spec.distiller, verdict, report)
     reconcile(sim, vm, ctx, spec.reconciler)
     files: Bank | None = None
+    promote = spec.diagnosis is not None
+    diagnosis = ""
     if spec.diagnosis is not None:
         if host.variant.has("diagnosis-snapshot"):
             files = pull_terminal_memory(sim, vm)
-        learning_diagnosis(sim, vm, spec.diagnosis)
-    return commit_learning(sim, host, vm, spec.episode, verdict, authorized=spec.instruction, files=files)
+        diagnosis = learning_diagnosis(sim, vm, spec.diagnosis)
+    rec = commit_learning(
+        sim,
+        host,
+        vm,
+        spec.episode,
+        verdict,
+        authorized=host.audit_surface(promote),
+        kind="unified-practice-project" if promote else "practice-terminal-memory",
+        files=files,
+    )
+    if rec.outcome == "installed":
+        host.volume.point(sim, fp.CHECKPOINT)
+        host.projects = spec.episode
+        checkpoint(sim, host, spec.episode)
+        write_outcome(
+            host,
+            spec.episode,
+            spec.instruction,
+            ctx.handoff,
+            verdict,
+            report,
+            rec,
+            diagnosis=diagnosis if promote else None,
+        )
+        host.write_running_state()
+    return rec
+
+
+def evolve_practice(
+    sim: Simulation, host: Host, specs: Sequence[ProjectSpec], *, vm_kind: str = "memory"
+) -> list[CommitRecord]:
+    """``evolve_practice``'s outer loop over *specs* (the Curriculum's projects, in order): the
+    ``checkpoint(0)`` of the start, one :func:`evolve_practice_project` each, and ``finish()`` on every
+    exit: ``quarantined`` at a rejection, ``infra`` on an infrastructure error, ``converged`` (the
+    Curriculum's terminal decision) after the last project.
+    Not modeled: the Curriculum phases between projects (see :func:`curriculum_turn`)."""
+    out: list[CommitRecord] = []
+    try:
+        checkpoint(sim, host, 0)
+        for spec in specs:
+            rec = evolve_practice_project(sim, host, spec, vm_kind=vm_kind)
+            out.append(rec)
+            if rec.outcome != "installed":
+                return out  # the quarantine already wrote finish()
+    except PracticeInfrastructureError as exc:
+        host.finish("infra", str(exc))
+        return out
+    host.finish("converged", "Curriculum Agent terminal decision")
+    return out

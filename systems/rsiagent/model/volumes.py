@@ -3,9 +3,10 @@ the host (MEM-OBJ-memory)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sim.clock import AgentClock
@@ -13,6 +14,7 @@ from sim.engine import Simulation
 from sim.files import FileTree
 from sim.variant import FAITHFUL, Variant
 from systems.rsiagent.model.common import SYSTEM
+from systems.rsiagent.model.functions import manifest
 from systems.rsiagent.state import (
     Bank,
     CommitRecord,
@@ -113,11 +115,23 @@ class GuestVM:
 
 
 class Host:
-    """The harness: canonical bank, journal, checkpoints, corpus, boundary log and run state."""
+    """The harness: the lineage root (canonical bank, journal, episodes, waves, checkpoints, state), the
+    corpus and exam-fence grams, the target direction and the run state.
 
+    *target* is the run's target direction; every learning audit authorizes it
+    (``practice_loop.py:1696-1699``, ``_commit_branch_memory``), the ``_promote_learning`` route its
+    audit surface with *visible_inputs* (:meth:`audit_surface`). *fence* holds the exam fence's
+    instruction 8-grams (:func:`~systems.rsiagent.model.functions.fence_grams`), used by the text audits.
+    """
+
+    ROOT = "lineage"
     CANONICAL = "lineage/memory"
     JOURNAL = "lineage/memory_journal"
     CHECKPOINTS = "lineage/checkpoints"
+    EPISODES = "lineage/episodes"
+    WAVES = "lineage/waves"
+    STATE = "lineage/state.json"
+    REJECTS = "lineage/audit_rejects.jsonl"
     WAVE_STAGE = "lineage/wave_stage/memory"
 
     def __init__(
@@ -128,6 +142,11 @@ class Host:
         corpus: frozenset[str] = frozenset(),
         variant: Variant = FAITHFUL,
         agent: str = "host",
+        target: str = "",
+        visible_inputs: tuple[str, ...] = (),
+        fence: frozenset[str] = frozenset(),
+        checkpoint_projects: tuple[int, ...] = (),
+        max_parallel: int = 4,
     ) -> None:
         self.sim = sim
         self.agent = agent
@@ -135,12 +154,19 @@ class Host:
         self.volume.mkdir(self.CANONICAL)
         self.corpus = corpus
         self.variant = variant
+        self.target = target
+        self.visible_inputs = tuple(visible_inputs)
+        self.fence = fence
+        self.checkpoint_projects = tuple(sorted(set(checkpoint_projects)))
+        self.max_parallel = max_parallel
         self.state = "running"
+        self.reason = ""
+        self.protocol = "practice"  # or "waves" (``evolve_parallel_phase1``)
+        self.projects = 0
+        self.waves = 0
         self.boundary_log: list[dict[str, Any]] = []
         self.notes = ""
         self.commits: list[CommitRecord] = []
-        self.wave_outcomes: list[dict[str, Any]] = []
-        self.phase1_completed: int = 0
 
     def canonical(self) -> Bank:
         return self.volume.read_tree(self.CANONICAL)
@@ -148,15 +174,71 @@ class Host:
     def journal_lines(self) -> list[JournalLine]:
         return read_journal(self.volume, self.JOURNAL)
 
+    def audit_surface(self, promote: bool = False) -> str:
+        """The authorized text of a learning audit: the target direction; on the ``_promote_learning``
+        route (*promote*) ``_target_audit_surface``: the target, then ``NORMAL TASK-VISIBLE INPUT PATHS:``
+        and the visible input paths one per line, when there are any."""
+        if promote and self.visible_inputs:
+            return self.target + "\n\nNORMAL TASK-VISIBLE INPUT PATHS:\n" + "\n".join(self.visible_inputs)
+        return self.target
+
+    def write_json(self, path: str, payload: Mapping[str, Any]) -> None:
+        """``_atomic_json``: indent 2, sorted keys, trailing newline (``practice_loop.py:262-280``).
+        Not modeled: the mkstemp/replace/fsync dance of atomic JSON writes (one write here)."""
+        self.volume.write(path, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+
+    def target_sha256(self) -> str:
+        return hashlib.sha256(self.target.encode("utf-8")).hexdigest()
+
+    def write_running_state(self) -> None:
+        """The ``state.json`` written at a project's (practice) or a wave's end (``status: running``)."""
+        payload: dict[str, Any] = {
+            "schema_version": 1,
+            "status": "running",
+            "projects": self.projects,
+            "last_project": self.projects,
+            "target_sha256": self.target_sha256(),
+            "memory_manifest": manifest(self.canonical()),
+        }
+        if self.protocol == "waves":
+            payload.update(schema_version=2, waves=self.waves)
+        self.write_json(self.STATE, payload)
+
+    def finish(self, status: str, reason: str = "", terminal_text: str = "") -> None:
+        """``finish()``: the ``state.json`` of every exit (``practice_loop.py:1292-1309``; waves: schema 2,
+        ``phase1_wave.py`` ``finish``), quarantine and infra included."""
+        self.state = status
+        self.reason = reason
+        payload: dict[str, Any] = {
+            "schema_version": 1,
+            "status": status,
+            "projects": self.projects,
+            "last_project": self.projects,
+            "reason": reason,
+            "terminal_text": terminal_text,
+            "project_budget": None,
+            "checkpoint_projects": list(self.checkpoint_projects),
+            "target_sha256": self.target_sha256(),
+            "memory_manifest": manifest(self.canonical()),
+        }
+        if self.protocol == "waves":
+            payload.update(
+                schema_version=2,
+                waves=self.waves,
+                phase1_parallel_waves=True,
+                target_query_conditioned=False,
+                max_parallel=self.max_parallel,
+            )
+        else:
+            payload.update(phase1_exploration=False, phase1_target_conditioned=False)
+        self.write_json(self.STATE, payload)
+        self.sim.trace.op(SYSTEM, "finish", agent=self.agent, status=status, reason=reason)
+
     def quarantine(self, reason: str, **detail: Any) -> None:
-        """End the whole run ``quarantined`` and write ``boundary_audit.json`` (mode 0600 upstream)."""
-        self.state = "quarantined"
-        entry = {"reason": reason, **detail, "ts": self.volume.clock.iso()}
-        self.boundary_log.append(entry)
-        self.volume.write(
-            "lineage/boundary_audit.json", json.dumps(self.boundary_log, sort_keys=True).encode("utf-8")
-        )
+        """End the whole run ``quarantined`` (a boundary error): ``finish("quarantined", reason)``. A memory
+        rejection writes no ``boundary_audit.json`` (only transcript audits do)."""
         self.sim.trace.op(SYSTEM, "quarantine", agent=self.agent, phase="info", reason=reason, **detail)
+        self.finish("quarantined", reason)
 
 
 def read_journal(vol: Volume, root: str) -> list[JournalLine]:

@@ -1,17 +1,19 @@
-"""Parallel waves (RT-RTE-learning-admission annotation): ``explore/phase1_wave.py``."""
+"""Parallel waves (RT-RTE-learning-admission annotation): ``explore/phase1_wave.py`` @ 586733a8 and the
+completed-boundary resume check of ``explore/phase1_boundary_recovery.py``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import simpy
 
 from sim.engine import Simulation
 from systems.rsiagent.model.admission import atomic_install_memory
 from systems.rsiagent.model.common import (
     BRANCH_ID_RE,
-    MAX_PARALLEL,
     PROJECT_ROOT,
     SYSTEM,
     PracticeInfrastructureError,
@@ -29,12 +31,78 @@ from systems.rsiagent.model.phases import (
     reset_null_vm,
     verify,
 )
+from systems.rsiagent.model.records import (
+    checkpoint,
+    memory_changes,
+    wave_outcomes_text,
+    write_wave_outcome,
+)
 from systems.rsiagent.model.transport import pull_terminal_memory
 from systems.rsiagent.model.volumes import GuestVM, Host
-from systems.rsiagent.state import (
-    Bank,
-    CommitRecord,
-)
+from systems.rsiagent.state import Bank, CommitRecord
+
+
+@dataclass(frozen=True)
+class WaveProject:
+    """One published project: its id and instruction (stripped)."""
+
+    project_id: str
+    instruction: str
+
+
+@dataclass(frozen=True)
+class WaveDecision:
+    """A parsed wave publication: ``WAVE``, ``SATURATED`` or ``STALLED``, the rationale and the projects."""
+
+    decision: str
+    rationale: str
+    projects: tuple[WaveProject, ...]
+    raw: str
+
+
+def parse_wave_handoff(text: str) -> WaveDecision | None:
+    """Upstream ``parse_wave_handoff``: None (the publication is rejected) unless *text* is a JSON object
+    whose ``decision`` is ``WAVE|SATURATED|STALLED``, ``rationale`` a non-blank string and ``projects`` a
+    list, empty for a non-WAVE decision and non-empty for a WAVE, each a dict with a unique string ``id``
+    matching ``[a-z0-9][a-z0-9_-]{0,63}`` (``fullmatch``) and a non-blank string ``instruction`` naming the
+    project root. The rationale and instructions are stored stripped. The wave's width is not limited
+    (``max_parallel`` is scheduling capacity)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    decision, rationale, projects = value.get("decision"), value.get("rationale"), value.get("projects")
+    if (
+        decision not in ("WAVE", "SATURATED", "STALLED")
+        or not isinstance(rationale, str)
+        or not rationale.strip()
+        or not isinstance(projects, list)
+    ):
+        return None
+    if decision != "WAVE":
+        return None if projects else WaveDecision(decision, rationale.strip(), (), text)
+    if not projects:
+        return None
+    parsed: list[WaveProject] = []
+    seen: set[str] = set()
+    for record in projects:
+        if not isinstance(record, dict):
+            return None
+        pid, instruction = record.get("id"), record.get("instruction")
+        if (
+            not isinstance(pid, str)
+            or not BRANCH_ID_RE.fullmatch(pid)
+            or pid in seen
+            or not isinstance(instruction, str)
+            or not instruction.strip()
+            or PROJECT_ROOT not in instruction
+        ):
+            return None
+        seen.add(pid)
+        parsed.append(WaveProject(pid, instruction.strip()))
+    return WaveDecision(decision, rationale.strip(), tuple(parsed), text)
 
 
 @dataclass
@@ -48,16 +116,6 @@ class WaveResult:
     contexts: list[ActorContext] = field(default_factory=list)
     outcome_written: bool = False
     aborted: str = ""
-
-
-def memory_changes(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> dict[str, list[str]]:
-    """``memory_changes``: created / deleted / modified / unchanged names."""
-    return {
-        "created": sorted(set(after) - set(before)),
-        "deleted": sorted(set(before) - set(after)),
-        "modified": sorted(n for n in set(before) & set(after) if before[n] != after[n]),
-        "unchanged": sorted(n for n in set(before) & set(after) if before[n] == after[n]),
-    }
 
 
 def _merge_sibling_changes(candidate: Bank, current: Bank, snapshot: Bank) -> tuple[Bank, list[str]]:
@@ -80,64 +138,81 @@ def _merge_sibling_changes(candidate: Bank, current: Bank, snapshot: Bank) -> tu
 
 
 def evolve_parallel_phase1(
-    sim: Simulation, host: Host, specs: Sequence[ProjectSpec], *, vm_kind: str = "memory"
+    sim: Simulation,
+    host: Host,
+    specs: Sequence[ProjectSpec],
+    *,
+    rationale: str = "Explore independent projects in parallel.",
+    vm_kind: str = "memory",
 ) -> WaveResult:
-    """One wave of ``evolve_parallel_phase1`` (RT-RTE-learning-admission annotation; ``max_parallel=4``).
+    """One wave of ``evolve_parallel_phase1`` (RT-RTE-learning-admission annotation).
 
-    Branches run concurrently as SimPy processes from the pre-wave ``memory_snapshot`` (push snapshot →
-    Actor → Verifier → push the snapshot again); all are drained before any commit and any exception
-    aborts the wave. Commits are serialized in assignment order; each pushes the **latest canonical**
-    bank into its branch before distillation and reconciliation, then pulls, audits, journals and
-    installs, and writes ``memory_before_commit`` / ``memory_after_commit`` (manifests) and
-    ``memory_changes`` under ``lineage/wave/branch-<k>/``. A rejection at branch k quarantines with
-    branches 1..k-1 installed and no ``outcomes.md``.
-    Counterfactual ``push-at-wave-start``: no push at commit. Fixes: ``wave-sibling-check``,
-    ``stage-wave`` (commits go to a wave stage published once).
+    The Curriculum's publication (``curriculum_decision.json``) is parsed by :func:`parse_wave_handoff`;
+    the pre-wave canonical bank is installed as the wave's ``memory_snapshot``. Branches run as SimPy
+    processes, at most ``max_parallel`` at once (scheduling capacity, not wave width: upstream's
+    ``ThreadPoolExecutor(max_workers=min(max_parallel, n))``), each from the snapshot (push snapshot →
+    Actor → Verifier → push the snapshot again); all are drained before any commit and any branch error
+    aborts the wave (``finish("infra")``). Commits are serialized in assignment order
+    (``_commit_branch_memory``): ``memory_before_commit`` (a staged copy of the canonical tree), push the
+    **latest canonical** bank into the branch, distillation and reconciliation, pull, audit (the target
+    direction), journal (``phase1-parallel-terminal-memory``), install, ``memory_after_commit``, then the
+    branch's ``outcome.json`` / ``outcome.md`` and its checkpoint. A rejection at branch k quarantines the
+    run with branches 1..k-1 installed and no ``outcomes.md``; a completed wave writes ``outcomes.md`` and
+    ``state.json`` (schema 2). Counterfactual ``push-at-wave-start``: no push at commit. Fixes:
+    ``wave-sibling-check``, ``stage-wave`` (commits go to a wave stage published once).
     Not modeled: the retry of a branch after a pre-verdict physical failure; branch fixtures.
     Not modeled: boundary errors raised inside a branch (transcript audits) and their precedence over
     infra errors in the drain (the first branch error aborts the wave).
+    Not modeled: the Curriculum's wave authoring (its segments, drafts and fixture checks): the publication
+    is given.
     """
-    if not 0 < len(specs) <= MAX_PARALLEL:
-        raise ValueError(f"a wave has 1..{MAX_PARALLEL} projects")
+    host.protocol = "waves"
+    pub = {
+        "decision": "WAVE",
+        "rationale": rationale,
+        "projects": [{"id": s.wave_id, "instruction": s.instruction} for s in specs],
+    }
+    raw = json.dumps(pub, indent=2)
+    decision = parse_wave_handoff(raw)
+    if decision is None:
+        raise ValueError("the wave publication is not a valid WAVE handoff")
+    host.waves += 1
+    wave = host.waves
+    wave_dir = f"{host.WAVES}/wave_{wave:03d}"
+    host.volume.write(f"{wave_dir}/curriculum_decision.json", raw.encode("utf-8"))
     snapshot = host.canonical()
-    host.volume.write(
-        "lineage/state.json",
-        json.dumps(
-            {
-                "state": host.state,
-                "memory_tree_sha256": tree_sha256(snapshot),
-                "phase1_completed": host.phase1_completed,
-            },
-            sort_keys=True,
-        ).encode("utf-8"),
-    )
+    atomic_install_memory(sim, host, snapshot, f"{wave_dir}/memory_snapshot")
+    base = host.projects
     result = WaveResult(snapshot)
     vms = [GuestVM(sim, f"branch-{k + 1}", vm_kind) for k in range(len(specs))]
     contexts: list[ActorContext | None] = [None] * len(specs)
     verdicts: list[tuple[str, str]] = [("", "")] * len(specs)
     errors: list[str] = []
+    slots = simpy.Resource(sim.env, capacity=max(1, min(host.max_parallel, len(specs))))
 
     def branch(k: int, spec: ProjectSpec) -> Any:
         vm = vms[k]
-        try:
-            reset_null_vm(sim, vm)
-            push_canonical(sim, vm, snapshot)
-            ctx = actor_work(sim, host, vm, spec, route="wave")
-            yield sim.timeout(spec.actor.duration_s)
-            cand = vm.volume.tree.read_bytes(f"{vm.PROJECT}/result.txt")
-            verdicts[k] = verify(sim, spec, cand, agent=f"verifier-{k + 1}")
-            yield sim.timeout(10.0)
-            push_canonical(sim, vm, snapshot)
-            contexts[k] = ctx
-        except (PracticeInfrastructureError, VerifierProtocolError) as exc:
-            errors.append(f"branch {k + 1}: {exc}")
+        with slots.request() as slot:
+            yield slot
+            try:
+                reset_null_vm(sim, vm)
+                push_canonical(sim, vm, snapshot)
+                ctx = actor_work(sim, host, vm, spec, route="wave")
+                yield sim.timeout(spec.actor.duration_s)
+                cand = vm.volume.tree.read_bytes(f"{vm.PROJECT}/result.txt")
+                verdicts[k] = verify(sim, spec, cand, agent=f"verifier-{k + 1}")
+                yield sim.timeout(10.0)
+                push_canonical(sim, vm, snapshot)
+                contexts[k] = ctx
+            except (PracticeInfrastructureError, VerifierProtocolError) as exc:
+                errors.append(f"branch {k + 1}: {exc}")
 
     procs = [sim.process(branch(k, s)) for k, s in enumerate(specs)]
     sim.run(until=sim.env.all_of(procs))
     if errors:
         result.aborted = errors[0]
-        host.state = "infra"
         sim.trace.op(SYSTEM, "evolve_parallel_phase1", agent=host.agent, phase="fail", error=errors[0])
+        host.finish("infra", errors[0])
         return result
     staged = host.variant.has("stage-wave")
     target = host.WAVE_STAGE if staged else host.CANONICAL
@@ -146,21 +221,26 @@ def evolve_parallel_phase1(
         host.volume.mkdir(target)
         for n, d in snapshot.items():
             host.volume.write(f"{target}/{n}", d)
+    rendered: list[str] = []
     for k, spec in enumerate(specs):
         vm, ctx = vms[k], contexts[k]
         assert ctx is not None
+        index = base + k + 1
+        ep = f"{host.EPISODES}/ep{index:03d}"
         result.contexts.append(ctx)
         latest = host.volume.read_tree(target)
-        host.volume.write(
-            f"lineage/wave/branch-{k + 1}/memory_before_commit.json",
-            json.dumps(manifest(latest), sort_keys=True).encode("utf-8"),
-        )
-        if not host.variant.has("push-at-wave-start"):
-            push_canonical(sim, vm, latest)
+        atomic_install_memory(sim, host, latest, f"{ep}/memory_before_commit")
         verdict, report = verdicts[k]
-        distill(sim, vm, ctx, spec.distiller, verdict, report)
-        reconcile(sim, vm, ctx, spec.reconciler)
-        files = pull_terminal_memory(sim, vm)
+        try:
+            if not host.variant.has("push-at-wave-start"):
+                push_canonical(sim, vm, latest)
+            distill(sim, vm, ctx, spec.distiller, verdict, report)
+            reconcile(sim, vm, ctx, spec.reconciler)
+            files = pull_terminal_memory(sim, vm)
+        except PracticeInfrastructureError as exc:
+            host.finish("infra", str(exc))
+            result.aborted = str(exc)
+            return result
         conflicts: list[str] = []
         if host.variant.has("wave-sibling-check"):
             files, conflicts = _merge_sibling_changes(files, latest, snapshot)
@@ -168,31 +248,20 @@ def evolve_parallel_phase1(
             sim,
             host,
             vm,
-            spec.episode,
+            index,
             verdict,
-            authorized=spec.instruction,
-            kind="wave",
+            authorized=host.audit_surface(),
+            kind="phase1-parallel-terminal-memory",
             files=files,
             install_path=target,
-            checkpoint=False,
         )
         if conflicts:
             rec = CommitRecord(
                 rec.episode, rec.outcome, rec.verdict, rec.before, rec.after, conflicts=tuple(conflicts)
             )
         result.commits.append(rec)
-        changes = memory_changes(rec.before_bank, rec.after_bank)
-        result.changes.append(changes)
-        if rec.outcome == "installed":  # a rejection is a boundary error: the branch records stop there
-            host.volume.write(
-                f"lineage/wave/branch-{k + 1}/memory_after_commit.json",
-                json.dumps(manifest(rec.after_bank), sort_keys=True).encode("utf-8"),
-            )
-            host.volume.write(
-                f"lineage/wave/branch-{k + 1}/memory_changes.json",
-                json.dumps(changes, sort_keys=True).encode("utf-8"),
-            )
-        if rec.outcome != "installed":
+        result.changes.append(memory_changes(rec.before_bank, rec.after_bank))
+        if rec.outcome != "installed":  # a boundary error: quarantined, the branch records stop here
             sim.trace.op(
                 SYSTEM,
                 "evolve_parallel_phase1",
@@ -202,25 +271,30 @@ def evolve_parallel_phase1(
                 installed=k,
             )
             return result
+        atomic_install_memory(sim, host, rec.after_bank, f"{ep}/memory_after_commit")
+        rendered.append(
+            write_wave_outcome(
+                host,
+                wave,
+                index,
+                spec.wave_id,
+                spec.instruction,
+                ctx.handoff,
+                verdict,
+                report,
+                snapshot,
+                rec,
+            )
+        )
+        host.projects = index
+        checkpoint(sim, host, index)
     if staged:
         atomic_install_memory(sim, host, host.volume.read_tree(target))
         host.volume.rmtree(target)
-    host.phase1_completed += len(specs)
     host.volume.write(
-        "lineage/wave/outcomes.md",
-        "\n".join(f"- {s.episode:03d}: {v[0]}" for s, v in zip(specs, verdicts)).encode(),
+        f"{wave_dir}/outcomes.md", wave_outcomes_text(wave, decision.rationale, rendered).encode("utf-8")
     )
-    host.volume.write(
-        "lineage/state.json",
-        json.dumps(
-            {
-                "state": host.state,
-                "memory_tree_sha256": tree_sha256(host.canonical()),
-                "phase1_completed": host.phase1_completed,
-            },
-            sort_keys=True,
-        ).encode("utf-8"),
-    )
+    host.write_running_state()
     result.outcome_written = True
     sim.trace.op(
         SYSTEM,
@@ -233,30 +307,61 @@ def evolve_parallel_phase1(
 
 
 def wave_resume_allowed(host: Host) -> bool:
-    """The wave-resume precondition this model checks: the canonical bank equals the tree recorded in
-    ``state.json`` (upstream also checks the memory chain, protocol and PHASE1_WAVE_COMPLETED total).
-    Not modeled: the other preconditions of §2.17."""
+    """The completed-boundary resume check of ``phase1_boundary_recovery.validate_boundary``: ``state.json``
+    stopped ``infra`` (a quarantined lineage never resumes) with ``last_project == projects`` and the
+    run's target; the canonical bank equals the state's manifest; episodes 1..projects closed
+    (PASS/FAIL, ``outcome.md`` present) with a continuous ``memory_before`` → ``memory_after`` chain ending
+    at the canonical bank; the state's wave counter at the last completed wave (or one past it); every
+    completed wave has its decision and ``outcomes.md`` and its projects in ledger order; no later
+    episode has an outcome.
+    Not modeled: the event log (``PHASE1_WAVE_COMPLETED``), ``memory_frozen``, later phases, the protocol
+    fields and the Curriculum transcripts."""
     vol = host.volume
-    if not vol.tree.exists("lineage/state.json"):
-        return True
-    state = json.loads(vol.tree.read_text("lineage/state.json"))
-    return bool(state.get("memory_tree_sha256") == tree_sha256(host.canonical()))
-
-
-def validate_wave_publication(pub: Mapping[str, Any]) -> list[dict[str, str]]:
-    """The Curriculum's wave publication ``{decision: WAVE|SATURATED|STALLED, rationale, projects}``: each
-    project id matches ``[a-z0-9][a-z0-9_-]{0,63}`` and is unique, each instruction names the project
-    root, at most ``max_parallel`` projects. Returns the projects; raises ValueError."""
-    if pub.get("decision") not in ("WAVE", "SATURATED", "STALLED") or not isinstance(
-        pub.get("rationale"), str
+    if not vol.tree.exists(host.STATE):
+        return False
+    state = json.loads(vol.tree.read_text(host.STATE))
+    count = state.get("projects")
+    if (
+        state.get("status") != "infra"
+        or type(count) is not int
+        or count < 0
+        or state.get("last_project") != count
+        or state.get("target_sha256") != host.target_sha256()
     ):
-        raise ValueError("wave publication needs decision WAVE|SATURATED|STALLED and a rationale")
-    projects = list(pub.get("projects") or [])
-    if pub["decision"] == "WAVE" and not 0 < len(projects) <= MAX_PARALLEL:
-        raise ValueError(f"a WAVE publishes 1..{MAX_PARALLEL} projects")
-    ids = [p.get("id", "") for p in projects]
-    if len(set(ids)) != len(ids) or not all(BRANCH_ID_RE.fullmatch(str(i)) for i in ids):
-        raise ValueError("project ids must be unique and match [a-z0-9][a-z0-9_-]{0,63}")
-    if not all(PROJECT_ROOT in str(p.get("instruction", "")) for p in projects):
-        raise ValueError("every instruction must name " + PROJECT_ROOT)
-    return projects
+        return False
+    memory = manifest(host.canonical())
+    if memory != state.get("memory_manifest"):
+        return False
+    records = []
+    before: dict[str, Any] = {}
+    for index in range(1, count + 1):
+        ep = f"{host.EPISODES}/ep{index:03d}"
+        if not vol.tree.exists(f"{ep}/outcome.json") or not vol.tree.exists(f"{ep}/outcome.md"):
+            return False
+        record = json.loads(vol.tree.read_text(f"{ep}/outcome.json"))
+        if (
+            record.get("project_index") != index
+            or record.get("terminal_outcome") not in ("PASS", "FAIL")
+            or record.get("memory_before") != before
+        ):
+            return False
+        before = record["memory_after"]
+        records.append(record)
+    if before != memory:
+        return False
+    last_wave = records[-1].get("wave_index", 0) if records else 0
+    if state.get("waves") not in (last_wave, last_wave + 1):
+        return False
+    assignments = []
+    for wave in range(1, last_wave + 1):
+        wave_dir = f"{host.WAVES}/wave_{wave:03d}"
+        if not vol.tree.exists(f"{wave_dir}/curriculum_decision.json"):
+            return False
+        decision = parse_wave_handoff(vol.tree.read_text(f"{wave_dir}/curriculum_decision.json"))
+        if decision is None or decision.decision != "WAVE" or not vol.tree.exists(f"{wave_dir}/outcomes.md"):
+            return False
+        assignments += [(wave, p.project_id) for p in decision.projects]
+    if assignments != [(r.get("wave_index"), r.get("project_id")) for r in records]:
+        return False
+    later = f"{host.EPISODES}/ep{count + 1:03d}/outcome.json"
+    return not vol.tree.exists(later)

@@ -10,20 +10,29 @@ from typing import Any
 from sim.engine import Simulation
 from sim.text import extract_facts
 from sim.variant import FAITHFUL, Variant
-from systems.rsiagent.model.attachment import memory_revisit
 from systems.rsiagent.model.common import (
     ELIGIBLE_STALL,
     RESUME_MIN_ITERS,
     RESUME_MIN_WALL_S,
-    REVIEW_LOG_CAP,
     REVIEW_MESSAGE_CHARS,
     REVIEW_MESSAGES,
     REVIEW_OUT_CAP,
-    REVIEW_TAIL_CAP,
     SYNTH_MESSAGES,
     SYSTEM,
 )
 from systems.rsiagent.model.functions import _effective_keep_sizes, cap_worklog, digest_lines, fold_input
+from systems.rsiagent.model.texts import (
+    REVIEW_SYSTEM,
+    SUMMARIZER_SYSTEM,
+    TASK_HEADER,
+    WORKLOG_HEADER,
+    fold_request,
+    handoff_message,
+    memory_revisit,
+    opening_message,
+    pivot_handoff_message,
+    strategy_review_ask,
+)
 from systems.rsiagent.policies import (
     Reviewer,
     Summarizer,
@@ -79,52 +88,53 @@ def phase_cfg(cfg: LoopConfig) -> LoopConfig:
     return replace(cfg, history_keep_pairs=0, max_resumes=0)
 
 
-FOLD_SYSTEM = (
-    "Summarize the folded turns into the WORK LOG: current state, key values, next steps. "
-    "Keep the existing log's facts."
-)
-TASK_HEADER = "TASK (verbatim, as first given):"
-WORKLOG_HEADER = "WORK LOG (summary of earlier turns):"
+def render_turn(m: Message, content: str) -> str:
+    """One rendered message: ``[YOU]`` for the assistant, ``[ENV]`` for anything else."""
+    return ("[YOU]\n" if m.role == "assistant" else "[ENV]\n") + content
 
 
 def render_fold(batch: Sequence[Message], complete: bool = False) -> str:
-    """The summarizer's view of a batch: ``[YOU]``/``[ENV]`` plus :func:`fold_input` (reasoning is never
-    rendered). ``complete`` (fixed variant ``complete-fold-input``) renders the whole content.
+    """The summarizer's view of a batch (``_fold_once``): ``[YOU]``/``[ENV]`` plus :func:`fold_input`
+    (reasoning is never rendered), joined by blank lines. ``complete`` (fixed variant
+    ``complete-fold-input``) renders the whole content.
     Not modeled: the fixed variant's per-chunk summarizer calls (one call sees every chunk)."""
-    return "\n\n".join(
-        ("[YOU]\n" if m.role == "assistant" else "[ENV]\n")
-        + (str(m.content) if complete else fold_input(m.content))
-        for m in batch
-    )
+    return "\n\n".join(render_turn(m, str(m.content) if complete else fold_input(m.content)) for m in batch)
 
 
 def digest_fallback(worklog: str, batch: Sequence[Message], max_chars: int, trim_digest: bool = False) -> str:
-    """The blank-summary fallback: append the digest lines; over the cap keep the newest tail at a line
-    boundary, which can erase the old log. ``trim_digest`` (fixed variant) trims the digest instead."""
+    """``_fold_once``'s blank-summary fallback: ``summary + "\n" + digest`` (so it starts with ``"\n"``
+    when the log is empty); over the cap it keeps what follows the first newline at or after
+    ``len - cap`` (the newest tail), or the last ``cap`` characters, which can erase the old log.
+    ``trim_digest`` (fixed variant) trims the digest instead."""
     lines = digest_lines(batch)
     if trim_digest:
-        room = max_chars - len(worklog) - (1 if worklog else 0)
+        room = max_chars - len(worklog) - 1
         kept: list[str] = []
         for ln in reversed(lines):
             if room - len(ln) - (1 if kept else 0) < 0:
                 break
             room -= len(ln) + (1 if kept else 0)
             kept.insert(0, ln)
-        return "\n".join(([worklog] if worklog else []) + kept)
-    text = "\n".join(([worklog] if worklog else []) + lines)
-    if len(text) > max_chars:
-        tail = text[-max_chars:]
-        nl = tail.find("\n")
-        text = tail[nl + 1 :] if nl != -1 else tail
-    return text
+        return worklog + "\n" + "\n".join(kept)
+    combined = worklog + "\n" + "\n".join(lines)
+    if len(combined) > max_chars:
+        b = combined.find("\n", len(combined) - max_chars)
+        combined = combined[b + 1 :] if b >= 0 else combined[-max_chars:]
+    return combined
 
 
 class ActorLoop:
-    """One ``core/loop.py`` segment with folding (MEM-RTE-worklog-fold): the task, the history of
-    (assistant, env) pairs, the WORK LOG and how many pairs it covers.
+    """One ``run_attempt`` segment with WORK LOG folding (MEM-RTE-worklog-fold), aligned as upstream's:
+    ``history`` is ``[user, assistant, user, assistant, ...]`` whose pair 0 is the opening TASK message and
+    the first reply; ``pending`` is the user message about to be sent (the observation, a nudge), which is
+    not in the history until its model call returns, so it is neither counted nor foldable.
 
-    Size is ``len(summary)`` plus content and reasoning of the unfolded messages, kept as prefix sums so
-    a fold decision costs what it keeps. Folding happens only when ``history_keep_pairs > 0``.
+    Each :meth:`call` is one model call: fold first (``_fold_summary``, when ``history_keep_pairs > 0``),
+    append the ``fold`` memory note to the pending message if the fold advanced ``covered``, assemble the
+    context, then ``history += [pending, reply]``. Size is ``len(summary)`` plus content and reasoning of
+    the unfolded messages, kept as prefix sums so a fold decision costs what it keeps.
+    Not modeled: the Verifier bounce and the repeat and cycle detectors of ``run_attempt``; their
+    ``verifier`` and ``stagnation`` memory notes are appended with :meth:`note` by the caller.
     """
 
     def __init__(
@@ -133,49 +143,88 @@ class ActorLoop:
         cfg: LoopConfig,
         summarizer: Summarizer,
         *,
-        task: str,
+        instruction: str,
+        opening_extra: str = "",
         agent: str = "actor",
         variant: Variant = FAITHFUL,
         system_prompt: str = "",
+        memory_prompt: str = "",
         env_memory_dir: str | None = None,
         rng_name: str = "rsiagent.summarizer",
     ) -> None:
         self.sim = sim
         self.cfg = cfg
         self.summarizer = summarizer
-        self.task = task
+        self.instruction = instruction
         self.agent = agent
         self.variant = variant
         self.system_prompt = system_prompt
+        self.memory_prompt = memory_prompt
         self.env_memory_dir = env_memory_dir
         self.rng = sim.rng(rng_name)
-        self.messages: list[Message] = []
+        self.history: list[Message] = []
         self._cum: list[int] = [0]
         self._pair_content: list[int] = []
         self.covered = 0
         self.summary = ""
         self.folds: list[FoldEvent] = []
-        self._nudge: str | None = None
+        opening = opening_message(instruction)
+        self.pending: str | None = f"{opening_extra}\n\n{opening}" if opening_extra else opening
         self.prior: tuple[Message, ...] = ()  # earlier attempts' history (``history + h2``)
 
     @property
     def pairs(self) -> int:
-        return len(self.messages) // 2
+        return len(self.history) // 2
 
-    def add_pair(self, assistant: Message, env: Message) -> list[FoldEvent]:
-        """Append one turn (the Actor's reply and the environment's observation), then maybe fold."""
-        for m in (assistant, env):
-            self.messages.append(m)
+    @property
+    def messages(self) -> list[Message]:
+        """The history (``[user, assistant, ...]``)."""
+        return self.history
+
+    def observe(self, text: str) -> None:
+        """The next user message (an observation, a bounce, a nudge): pending until the next model call."""
+        self.pending = text
+
+    def note(self, event: str) -> str:
+        """Append the ``event`` memory-revisit note to the pending message (it then enters the history);
+        returns the note ("" when no memory is attached)."""
+        text = memory_revisit(self.env_memory_dir, event)
+        if text:
+            self.pending = (self.pending or "") + text
+        return text
+
+    def call(
+        self, reply: str, *, question: str = "", route: str = "loop.step", record: bool = True, **detail: Any
+    ) -> list[str]:
+        """One model call: fold, assemble and (optionally) record the context, then append the pending
+        user message and *reply* to the history. Returns the context parts. *question* is a transient part
+        after the pending message (the benchmark's probe; it never enters the history)."""
+        if self.pending is None:
+            raise ValueError("no pending user message: observe() first")
+        before = self.covered
+        if self.cfg.folding:
+            self.maybe_fold()
+            if self.covered > before:
+                self.note("fold")
+        parts, kinds = self._context(question)
+        if record:
+            self.sim.request(SYSTEM, route, parts, agent=self.agent, kinds=kinds, **detail)
+        self._append(Message("user", self.pending), Message("assistant", reply or "(empty reply)"))
+        self.pending = None
+        return parts
+
+    def _append(self, user: Message, assistant: Message) -> None:
+        for m in (user, assistant):
+            self.history.append(m)
             self._cum.append(self._cum[-1] + len(m.content) + len(m.reasoning))
-        self._pair_content.append(len(assistant.content) + len(env.content))
-        return self.maybe_fold()
+        self._pair_content.append(len(user.content) + len(assistant.content))
 
     def size(self) -> int:
-        """``len(summary)`` + content + reasoning of the unfolded messages."""
+        """``len(summary)`` + content + reasoning of the unfolded messages (the pending one excluded)."""
         return len(self.summary) + self._cum[-1] - self._cum[2 * self.covered]
 
     def keep(self) -> int:
-        """The effective keep window over all pairs."""
+        """``_effective_keep`` over every pair of the history."""
         c = self.cfg
         return _effective_keep_sizes(self._pair_content, c.history_keep_pairs, c.keep_chars, c.keep_ceiling)
 
@@ -183,18 +232,15 @@ class ActorLoop:
         return self.pairs - self.keep() - self.covered
 
     def maybe_fold(self) -> list[FoldEvent]:
-        """Fold per the high/low-water hysteresis (or the legacy pair count when ``ctx_high_water`` is 0).
-
-        High water: above it, fold exactly ``fold_batch`` oldest pairs while size > low and at least a
-        batch is foldable (fixed variant ``partial-fold-batch`` folds a partial last batch), which can
-        stop above high. Legacy: once a batch is foldable, fold all foldable pairs in one call.
-        """
+        """``_fold_summary``: with ``ctx_high_water`` set, above it fold exactly ``fold_batch`` oldest pairs
+        while size > low and a full batch lies outside the keep window (the v11 floor guard; fixed variant
+        ``partial-fold-batch`` folds a partial last batch), which can stop above high water; with
+        ``ctx_high_water`` 0, once a batch is foldable fold every foldable pair in one call."""
         c = self.cfg
-        if not c.folding:
-            return []
         out: list[FoldEvent] = []
+        keep = self.keep()
         if c.ctx_high_water <= 0:
-            n = self.foldable()
+            n = self.pairs - keep - self.covered
             if n >= c.fold_batch:
                 out.append(self._fold_once(n))
             return out
@@ -202,7 +248,6 @@ class ActorLoop:
         if size <= c.ctx_high_water:
             return out
         low = c.ctx_low_water or c.ctx_high_water // 2
-        keep = self.keep()
         while size > low:
             n = self.pairs - keep - self.covered
             if n < c.fold_batch:
@@ -225,16 +270,22 @@ class ActorLoop:
         return out
 
     def _fold_once(self, n: int) -> FoldEvent:
-        """Upstream ``_fold_once``: summarize the *n* oldest unfolded pairs into the WORK LOG."""
+        """``_fold_once``: one summarizer call folds the *n* oldest unfolded pairs into the WORK LOG; a
+        non-blank answer becomes ``_cap_worklog(out.strip(), cap)``, a blank one the digest fallback."""
         first = self.covered
-        batch = self.messages[2 * first : 2 * (first + n)]
+        batch = self.history[2 * first : 2 * (first + n)]
         rendered = render_fold(batch, complete=self.variant.has("complete-fold-input"))
         self.sim.request(
-            SYSTEM, "loop.fold", [FOLD_SYSTEM, self.summary, rendered], agent=self.agent, pairs=n
+            SYSTEM,
+            "loop.fold",
+            [SUMMARIZER_SYSTEM, fold_request(self.summary, rendered)],
+            agent=self.agent,
+            kinds=["system", "worklog"],
+            pairs=n,
         )
         out = self.summarizer.summarize(self.summary, rendered, self.rng)
         if out.strip():
-            self.summary = cap_worklog(out, self.cfg.worklog_max_chars)
+            self.summary = cap_worklog(out.strip(), self.cfg.worklog_max_chars)
             mode = "summary"
         else:
             self.summary = digest_fallback(
@@ -248,7 +299,6 @@ class ActorLoop:
         self.covered += n
         ev = FoldEvent(first, n, mode, len(self.summary), lost)
         self.folds.append(ev)
-        self._nudge = memory_revisit(self.env_memory_dir, "fold")
         self.sim.trace.op(
             SYSTEM,
             "fold_once",
@@ -261,32 +311,37 @@ class ActorLoop:
         )
         return ev
 
-    def context(self, question: str = "") -> list[str]:
-        """The model context: system prompt, the task (+ the WORK LOG as one user message after a fold),
-        the unfolded messages, any pending memory-revisit note and *question*."""
-        head = (
-            self.task
-            if not self.summary
-            else f"{TASK_HEADER}\n{self.task}\n\n{WORKLOG_HEADER}\n{self.summary}"
-        )
-        parts = ([self.system_prompt] if self.system_prompt else []) + [head]
-        parts += [m.content for m in self.messages[2 * self.covered :]]
-        if self._nudge:
-            parts.append(self._nudge)
-            self._nudge = None
+    def _context(self, question: str = "") -> tuple[list[str], list[str]]:
+        parts: list[str] = []
+        kinds: list[str] = []
+        for text, kind in ((self.system_prompt, "system"), (self.memory_prompt, "memory")):
+            if text:
+                parts.append(text)
+                kinds.append(kind)
+        if self.cfg.folding and self.summary:
+            parts.append(TASK_HEADER + self.instruction + WORKLOG_HEADER + self.summary)
+            kinds.append("worklog")
+            tail = self.history[2 * self.covered :]
+        else:
+            tail = self.history
+        parts += [m.content for m in tail]
+        kinds += ["message"] * len(tail)
+        if self.pending is not None:
+            parts.append(self.pending)
+            kinds.append("message")
         if question:
             parts.append(question)
-        return parts
+            kinds.append("message")
+        return parts, kinds
 
-    def request(self, question: str = "", route: str = "loop.step", **detail: Any) -> list[str]:
-        """Assemble the next model context and record it with ``sim.request``."""
-        parts = self.context(question)
-        self.sim.request(SYSTEM, route, parts, agent=self.agent, **detail)
-        return parts
+    def context(self, question: str = "") -> list[str]:
+        """The context of the next model call as it stands (no fold): system prompt, the TASK + WORK LOG
+        message after a fold, the unfolded history, the pending message and *question*."""
+        return self._context(question)[0]
 
     def result(self, status: str, surface_delta: str = "") -> LoopResult:
         """The segment's ``LoopResult`` (its ``worklog`` is this segment's log)."""
-        return LoopResult(status, self.pairs, self.summary, self.prior + tuple(self.messages), surface_delta)
+        return LoopResult(status, self.pairs, self.summary, self.prior + tuple(self.history), surface_delta)
 
 
 def resume_eligible(res: LoopResult, resumes: int, cfg: LoopConfig, wall_left_s: float) -> bool:
@@ -300,26 +355,29 @@ def resume_eligible(res: LoopResult, resumes: int, cfg: LoopConfig, wall_left_s:
     )
 
 
-def synthesize_worklog(history: Sequence[Message], max_chars: int) -> str:
-    """The synthesized handoff log: the last 60 messages, each through :func:`fold_input`, capped at
-    ``worklog_max_chars`` (rendered as a fold batch)."""
-    return cap_worklog(render_fold(list(history)[-SYNTH_MESSAGES:]), max_chars)
-
-
-def handoff_message(worklog: str) -> str:
-    """The factual restart handoff.
-
-    Not modeled: the exact wording of the restart and pivot handoff messages.
-    """
-    return "You are resuming on the same machine. WORK LOG from your previous attempt:\n" + worklog
-
-
-def pivot_handoff_message(review: str, worklog: str) -> str:
-    """The pivot handoff: the strategy review, then the log.
-
-    Not modeled: the exact wording of the restart and pivot handoff messages.
-    """
-    return f"STRATEGY PIVOT.\n{review}\n\nWORK LOG from your previous attempt:\n{worklog}"
+def synthesize_worklog(
+    sim: Simulation,
+    summarizer: Summarizer,
+    history: Sequence[Message],
+    max_chars: int,
+    *,
+    rng_name: str = "rsiagent.summarizer",
+    agent: str = "actor",
+) -> str:
+    """``_synthesize_worklog``: one summarizer call (temperature 0) over ``history[-60:]``, each message
+    through :func:`fold_input`, with an empty current log; the result is
+    ``_cap_worklog((out or "").strip(), worklog_max_chars)``, so a blank answer gives "".
+    Not modeled: the transport pause and retry around the call (``_call_with_transport_pause``)."""
+    rendered = render_fold(list(history)[-SYNTH_MESSAGES:])
+    sim.request(
+        SYSTEM,
+        "loop.synthesize_worklog",
+        [SUMMARIZER_SYSTEM, fold_request("", rendered)],
+        agent=agent,
+        kinds=["system", "worklog"],
+    )
+    out = summarizer.summarize("", rendered, sim.rng(rng_name))
+    return cap_worklog((out or "").strip(), max_chars)
 
 
 def stalled_handoff(
@@ -330,59 +388,69 @@ def stalled_handoff(
     *,
     variant: Variant = FAITHFUL,
     reviewer: Reviewer | None = None,
+    summarizer: Summarizer | None = None,
+    env_memory_dir: str | None = None,
     agent: str = "actor",
 ) -> Handoff:
     """Build the restart handoff of ``run_with_resume`` (MEM-OBJ-work-log, MEM-RTE-worklog-fold).
 
-    ``wl`` is ``res.worklog`` (or, when empty and synthesis is on, the synthesized log). On the pivot path
-    (``strategy_pivot`` and no file delta) the strategy review sees the last 6 messages (≤1,500 chars
-    each, ≤6,000 in all) and ``res.worklog`` (≤8,000), not ``wl``; the handoff is
-    ``pivot_handoff_message(review, wl[:6000])``, otherwise ``handoff_message(wl[:12000])``. Fixes:
-    ``review-gets-wl`` and ``handoff-cap-worklog`` (cap at ``worklog_max_chars``).
+    ``wl`` is ``res.worklog`` (or, when empty, synthesis is on and the history is not, the synthesized
+    log: one summarizer call). On the pivot path (``strategy_pivot`` and no file delta) the strategy
+    review sees the last 6 messages (≤1,500 chars each) and ``res.worklog``, not ``wl``; the handoff is
+    ``pivot_handoff_message(review, wl)`` (log ≤6,000), otherwise ``handoff_message(wl)`` (≤12,000), each
+    log section left out when blank, then the ``recovery`` memory note. Fixes: ``review-gets-wl`` and
+    ``handoff-cap-worklog`` (cap at ``worklog_max_chars``).
     """
     reviewer = reviewer or Reviewer()
     wl = res.worklog if cfg.resume_with_worklog else ""
-    if not wl and cfg.resume_synthesize_worklog:
-        wl = synthesize_worklog(history, cfg.worklog_max_chars)
+    if not wl and cfg.resume_synthesize_worklog and history:
+        wl = synthesize_worklog(sim, summarizer or Summarizer(), history, cfg.worklog_max_chars, agent=agent)
     fix_cap = variant.has("handoff-cap-worklog")
     if cfg.strategy_pivot and res.surface_delta == "":
-        review_log = (wl if variant.has("review-gets-wl") else res.worklog)[:REVIEW_LOG_CAP]
+        review_log = wl if variant.has("review-gets-wl") else res.worklog
         tail = "\n\n".join(
-            ("[YOU]\n" if m.role == "assistant" else "[ENV]\n") + m.content[:REVIEW_MESSAGE_CHARS]
-            for m in list(history)[-REVIEW_MESSAGES:]
-        )[:REVIEW_TAIL_CAP]
-        sim.request(
-            SYSTEM,
-            "loop.strategy_review",
-            ["Review the stalled attempt and propose a different strategy.", review_log, tail],
-            agent=agent,
+            render_turn(m, str(m.content)[:REVIEW_MESSAGE_CHARS]) for m in list(history)[-REVIEW_MESSAGES:]
         )
-        review = reviewer.review(review_log, tail)[:REVIEW_OUT_CAP]
-        msg = pivot_handoff_message(review, wl[: cfg.worklog_max_chars if fix_cap else cfg.pivot_cap])
-        out = Handoff(msg, wl, True, review, review_log)
+        ask = strategy_review_ask(review_log, tail)
+        sim.request(
+            SYSTEM, "loop.strategy_review", [REVIEW_SYSTEM, ask], agent=agent, kinds=["system", "worklog"]
+        )
+        review = (reviewer.review(ask, "") or "").strip()[:REVIEW_OUT_CAP]
+        msg = pivot_handoff_message(review, wl, cfg.worklog_max_chars if fix_cap else cfg.pivot_cap)
+        out = Handoff(msg, wl, True, review, ask)
     else:
-        msg = handoff_message(wl[: cfg.worklog_max_chars if fix_cap else cfg.handoff_cap])
+        msg = handoff_message(wl, cfg.worklog_max_chars if fix_cap else cfg.handoff_cap)
         out = Handoff(msg, wl, False)
+    note = memory_revisit(env_memory_dir, "recovery")
+    if note:
+        out = replace(out, message=out.message + note)
     sim.trace.op(
-        SYSTEM, "stalled_handoff", agent=agent, pivot=out.pivot, worklog_chars=len(wl), handoff_chars=len(msg)
+        SYSTEM,
+        "stalled_handoff",
+        agent=agent,
+        pivot=out.pivot,
+        worklog_chars=len(wl),
+        handoff_chars=len(out.message),
     )
     return out
 
 
 def resume(loop: ActorLoop, handoff: Handoff) -> ActorLoop:
-    """A fresh attempt: a new context on the same machine whose task carries the handoff; the old
-    history is kept aside (``history + h2``) so a later synthesis sees both attempts."""
+    """A fresh attempt (``run_attempt(opening_extra=extra)``): a new context on the same machine whose
+    opening message starts with the handoff; the old history is kept aside (``history + h2``) so a later
+    synthesis sees both attempts."""
     fresh = ActorLoop(
         loop.sim,
         loop.cfg,
         loop.summarizer,
-        task=f"{loop.task}\n\n{handoff.message}",
+        instruction=loop.instruction,
+        opening_extra=handoff.message,
         agent=loop.agent,
         variant=loop.variant,
         system_prompt=loop.system_prompt,
+        memory_prompt=loop.memory_prompt,
         env_memory_dir=loop.env_memory_dir,
     )
-    fresh._nudge = memory_revisit(loop.env_memory_dir, "resume")
-    fresh.prior = loop.prior + tuple(loop.messages)
+    fresh.prior = loop.prior + tuple(loop.history)
     loop.sim.trace.op(SYSTEM, "resume", agent=loop.agent, handoff_chars=len(handoff.message))
     return fresh
