@@ -15,7 +15,6 @@ from systems.rsiagent import model
 from systems.rsiagent.model import (
     GuestVM,
     Host,
-    JournalConflict,
     PracticeInfrastructureError,
     UnsafeMemoryName,
     admit,
@@ -213,10 +212,8 @@ def test_repeated_episode_overwrites_archive_keeps_both_lines() -> None:
 
     assert read_archive(host.volume.tree.read_bytes("lineage/memory_journal/ep003.tgz")) == {"b.md": b"B"}
     assert len(host.journal_lines()) == 2
-    fixed = Host(_sim(), corpus=CORPUS, variant=SWITCHES.fixed("exclusive-journal"))
-    journal(fixed.sim, fixed, 3, {"a.md": b"A"}, {})
-    with pytest.raises(JournalConflict):
-        journal(fixed.sim, fixed, 3, {"b.md": b"B"}, {})
+    other = journal(sim, host, 3, {"c.md": b"C"}, {}, root="unified/cycle_002/memory_journal")
+    assert other.episode == 3 and len(host.journal_lines()) == 2  # another lineage root: its own journal
 
 
 def test_staged_install_order_and_cleanup() -> None:

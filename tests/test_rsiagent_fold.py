@@ -300,7 +300,6 @@ def test_digest_fallback_keeps_newest_tail() -> None:
     assert digest_fallback("", batch, 1000) == "\n[you] " + "a" * 50 + "\n[env] " + "b" * 50
     assert digest_fallback(log, batch, 70) == "[env] " + "b" * 50
     assert digest_fallback("", [Message("user", "c" * 300)], 100) == ("[env] " + "c" * 214)[-100:]
-    assert digest_fallback(log, batch, 70, trim_digest=True) == log + "\n"
 
 
 def test_prompt_after_fold_has_task_and_log_then_tail() -> None:

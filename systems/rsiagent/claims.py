@@ -1,12 +1,14 @@
-"""RSIAgent's failure modes (fidelity note §3), each with its minimal fix as a :class:`Variant` switch.
+"""RSIAgent's failure modes (fidelity note §3), each with its minimal fix, its off switch and the JSON
+shape of its examples: declarations only (strategies and drivers in :mod:`systems.rsiagent.drivers`,
+checkers in :mod:`systems.rsiagent.properties`).
 
-Examples are plain JSON values drawn by Hypothesis; each ``check`` builds a fresh host and guest in the
-given simulation, runs the example against the faithful (upstream) or fixed variant and applies one
-named checker of :mod:`systems.rsiagent.properties`. Two claims are counterfactual: their "faithful"
-direction is a weaker design upstream does *not* ship (pushing canonical memory at wave start; committing
-from a raw ``pull_memory``) and their "fixed" direction is upstream itself; the statement says so.
-Thresholds are small parameters of the examples (handoff caps, high water, worklog cap) so that each
-claim runs in well under a second; the model's defaults are upstream's.
+Each property asserts the mechanism's service as well as the absence of the failure, so the claim's off
+switch (the mechanism emptied) fails it like upstream does. Three claims are counterfactual: their
+faithful direction is a weaker design upstream does *not* ship (pushing canonical memory at wave start;
+committing from a raw ``pull_memory``; one journal shared by every unified cycle), their fixed direction
+is upstream itself, and the ledger counts them apart. ``work-lesson-lost`` is upstream's stated design
+(``intent=``). Thresholds are small parameters of the examples (handoff caps, high water, worklog cap) so
+that each claim runs in well under a second; the model's defaults are upstream's.
 """
 
 from __future__ import annotations
@@ -15,11 +17,9 @@ from sim.claims import Claim, claim_factory
 from systems.rsiagent.drivers import evaluation, journal, learning, waves, worklog
 
 SYSTEM = "rsiagent"
-# -- registry ----------------------------------------------------------------------------------------------
 ADM = ("RT-RTE-learning-admission", "MEM-OBJ-memory")
 JRN = ("MEM-OBJ-memory-journal", "RT-RTE-learning-admission")
 FOLD = ("MEM-RTE-worklog-fold", "MEM-OBJ-work-log")
-
 
 _claim = claim_factory(SYSTEM)
 
@@ -34,16 +34,25 @@ CLAIMS: list[Claim] = [
         learning.work_lesson_examples,
         learning.check_work_lesson,
         fixes=("draft-work-delta",),
+        off=("commit-off",),
+        intent="Upstream discards work-phase memory edits on purpose: the Actor charter says work-phase "
+        "changes to ~/.memory are discarded, and the reset re-pushes the canonical bank before "
+        "distillation (practice_loop.py evolve_practice). The claim records what that costs.",
+        example_type=learning.WorkLessonExample,
     ),
     _claim(
         "journal-episode-overwrite",
         JRN,
-        "A repeated episode id (experience_index restarts per cycle root) silently overwrites "
-        "ep{NNN}.tgz while journal.jsonl keeps both lines: the first tree is unrecoverable.",
-        "exclusive-journal: create the archive exclusively (a reused id is refused)",
+        "Counterfactual: journal() guards no episode id, so if unified evolution cycles shared one "
+        "journal while experience_index restarts per cycle, a repeated id would silently overwrite "
+        "ep{NNN}.tgz (journal.jsonl keeps both lines) and the first tree would be unrecoverable. Upstream "
+        "runs every cycle in its own lineage root with its own journal (the 'fixed' direction).",
+        "upstream: each unified cycle journals into its own lineage root (evolve_until_ready(root=...))",
         journal.journal_ids_examples,
         journal.check_journal_ids,
-        fixes=("exclusive-journal",),
+        counterfactuals=("shared-cycle-root",),
+        off=("journal-off",),
+        example_type=journal.JournalIdsExample,
     ),
     _claim(
         "journal-ahead-of-install",
@@ -54,17 +63,21 @@ CLAIMS: list[Claim] = [
         journal.journal_install_examples,
         journal.check_journal_install,
         fixes=("journal-after-install",),
+        off=("journal-off",),
+        example_type=journal.JournalInstallExample,
     ),
     _claim(
         "wave-lost-update-counterfactual",
         ("RT-RTE-learning-admission", "MEM-OBJ-memory"),
         "Counterfactual: if canonical memory were pushed only at wave start, a later branch's whole-tree "
         "install would erase an earlier sibling's committed lesson; upstream's re-push of the latest "
-        "canonical bank at each serialized commit (the 'fixed' direction here) prevents it.",
+        "canonical bank at each serialized commit (the 'fixed' direction) prevents it.",
         "upstream: push the latest canonical bank into each branch at its serialized commit",
         waves.wave_examples(False),
         waves.check_wave_lost_update,
         counterfactuals=("push-at-wave-start",),
+        off=("commit-off",),
+        example_type=waves.WaveExample,
     ),
     _claim(
         "wave-stale-rewrite",
@@ -75,36 +88,47 @@ CLAIMS: list[Claim] = [
         waves.wave_examples(True),
         waves.check_wave_stale,
         fixes=("wave-sibling-check",),
+        off=("commit-off",),
+        example_type=waves.StaleWaveExample,
     ),
     _claim(
         "fold-mid-message-loss",
         FOLD,
         "A fact between character 1,500 and len-2,500 of a message over 4,000 characters never reaches "
-        "the summarizer when that message is folded.",
+        "the summarizer when that message is folded, so it leaves the context.",
         "complete-fold-input: render the complete (chunked) content for the summarizer",
         worklog.fold_middle_examples,
         worklog.check_fold_middle,
         fixes=("complete-fold-input",),
+        off=("fold-input-off",),
+        example_type=worklog.FoldMiddleExample,
     ),
     _claim(
         "digest-fallback-wipes-log",
         FOLD,
-        "On a blank summary the digest fallback appends to the WORK LOG and keeps the newest tail under "
-        "the cap, erasing the old log's facts.",
-        "trim-digest: trim the digest, never the log",
+        "On a blank summary the digest fallback appends the folded batch's digest to the WORK LOG and "
+        "keeps the newest tail under the cap, erasing the old log's facts.",
+        "digest-keeps-log: a digest that would overflow the cap leaves its batch unfolded (verbatim) "
+        "until a later fold",
         worklog.digest_examples,
         worklog.check_digest,
-        fixes=("trim-digest",),
+        fixes=("digest-keeps-log",),
+        off=("digest-off",),
+        example_type=worklog.DigestExample,
     ),
     _claim(
         "fold-guard-stuck",
         FOLD,
-        "With fewer than fold_batch foldable pairs outside the keep window no fold happens, so the "
-        "context stays above high water.",
-        "partial-fold-batch: fold a partial last batch",
+        "When the keep window (keep_chars, or history_keep_pairs pairs) outweighs the high-water mark, "
+        "fewer than fold_batch pairs lie outside it, so no fold happens and the context stays above high "
+        "water for more than a batch of model calls although the 6-pair floor fits under low water.",
+        "keep-under-low-water: with high water set, budget the keep window to the low-water mark minus "
+        "the WORK LOG (the 6-pair floor and the full-batch guard stay)",
         worklog.guard_examples,
         worklog.check_guard,
-        fixes=("partial-fold-batch",),
+        fixes=("keep-under-low-water",),
+        off=("fold-off",),
+        example_type=worklog.GuardExample,
     ),
     _claim(
         "resume-truncates-log",
@@ -116,27 +140,35 @@ CLAIMS: list[Claim] = [
         worklog.handoff_examples,
         worklog.check_handoff,
         fixes=("handoff-cap-worklog",),
+        off=("handoff-log-off",),
+        example_type=worklog.HandoffExample,
     ),
     _claim(
         "pivot-review-blind",
         ("MEM-OBJ-work-log", "MEM-RTE-worklog-fold"),
-        "On the pivot path the strategy review is fed res.worklog (empty without a fold), not the "
-        "synthesized wl that is handed over.",
+        "On the pivot path the strategy review is fed res.worklog (empty without a fold), not the wl "
+        "the summarizer synthesized from history[-60:] and that is handed over.",
         "review-gets-wl: pass wl to the strategy review",
         worklog.review_examples,
         worklog.check_review,
         fixes=("review-gets-wl",),
+        off=("review-off",),
+        example_type=worklog.ReviewExample,
     ),
     _claim(
         "write-memory-bypass",
         JRN,
-        "The direct write_memory API bypasses admission: even one ordinary file is installed with no "
-        "journal entry; other inputs also install unaudited leaking text, write '../' names outside the "
-        "bank, or (on a crash after the delete-everything step) leave a partial bank.",
-        "admit-direct-writes: route it through pull-audit-journal-staged install with name checks",
+        "The direct write_memory API bypasses admission: any write, even an empty one that only wipes "
+        "the bank, replaces it with no journal entry; other inputs also install unaudited leaking text, "
+        "write '../' names outside the bank, or (on a crash after the delete-everything step) leave a "
+        "partial bank.",
+        "admit-direct-writes: route it through audit-journal-staged install with name checks, journaling "
+        "under the next unused episode id",
         journal.write_memory_examples,
         journal.check_write_memory,
         fixes=("admit-direct-writes",),
+        off=("write-memory-off",),
+        example_type=journal.WriteMemoryExample,
     ),
     _claim(
         "stale-curriculum-notes",
@@ -147,6 +179,8 @@ CLAIMS: list[Claim] = [
         evaluation.notes_examples,
         evaluation.check_notes,
         fixes=("empty-notes-clear",),
+        off=("notes-off",),
+        example_type=evaluation.NotesExample,
     ),
     _claim(
         "install-window-empty",
@@ -157,6 +191,8 @@ CLAIMS: list[Claim] = [
         journal.install_window_examples,
         journal.check_install_window,
         fixes=("exchange-install",),
+        off=("install-off",),
+        example_type=journal.InstallWindowExample,
     ),
     _claim(
         "partial-wave-commit",
@@ -167,6 +203,8 @@ CLAIMS: list[Claim] = [
         waves.partial_wave_examples,
         waves.check_partial_wave,
         fixes=("stage-wave",),
+        off=("commit-off",),
+        example_type=waves.PartialWaveExample,
     ),
     _claim(
         "osworld-misreport",
@@ -177,6 +215,8 @@ CLAIMS: list[Claim] = [
         evaluation.osworld_examples,
         evaluation.check_osworld,
         fixes=("osworld-record-off",),
+        off=("osworld-memory-off",),
+        example_type=evaluation.OsworldExample,
     ),
     _claim(
         "diagnosis-edits-promoted",
@@ -187,6 +227,8 @@ CLAIMS: list[Claim] = [
         learning.diagnosis_examples,
         learning.check_diagnosis,
         fixes=("diagnosis-snapshot",),
+        off=("commit-off",),
+        example_type=learning.DiagnosisExample,
     ),
     _claim(
         "failed-pull-looks-empty",
@@ -197,5 +239,7 @@ CLAIMS: list[Claim] = [
         learning.pull_examples,
         learning.check_pull,
         counterfactuals=("raw-pull",),
+        off=("pull-off",),
+        example_type=learning.PullExample,
     ),
 ]

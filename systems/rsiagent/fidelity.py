@@ -135,7 +135,8 @@ NOT_MODELED: list[str] = [
     "the Verifier's re-check that the candidate and evidence are unchanged (fail closed).",
     "the verified-practice memory recovery and the other recovery variants (§2.17) beyond the wave "
     "state check and the fixed variant's startup install recovery.",
-    "unified evolution cycles beyond the restarting experience_index used by the journal claim.",
+    "unified evolution cycles beyond their restarting experience_index and per-cycle journal roots "
+    "(used by the journal claim).",
     "model calls: every model decision is a seeded policy of systems.rsiagent.policies.",
     "mode 0600 of boundary_audit.json and file modes in general.",
     "the mkstemp/replace/fsync dance of atomic JSON writes (one write here).",
@@ -365,7 +366,8 @@ DIFFERENCES: list[str] = [
     "leaves the lost update 'less direct'; the note pins it down: the lost update exists only in the "
     "counterfactual (push at wave start), the residue upstream is the stale rewrite. Both are claims.",
     "Journal: the report's docstring quote says 'append-only per-episode snapshot'; the note (reproduced) "
-    "shows a repeated episode id overwrites the archive. The model overwrites.",
+    "shows a repeated episode id overwrites the archive. The model overwrites; upstream's unified cycles "
+    "each journal into their own lineage root, so the overwrite claim is a counterfactual (one shared root).",
     "write_memory: the report found no caller; the note documents its semantics; the model implements "
     "them as a direct API used only by the write-memory-bypass claim and tests.",
     "Pull failure: the report does not discuss the {} value; the note says the terminal pull's count "

@@ -15,16 +15,20 @@ Bank = dict[str, bytes]
 
 #: The fixes: each a minimal repair of one claimed failure mode (``systems.rsiagent.claims``).
 FIXES = (
-    "draft-work-delta", "exclusive-journal", "journal-after-install", "wave-sibling-check",
-    "complete-fold-input", "trim-digest", "partial-fold-batch", "handoff-cap-worklog", "review-gets-wl",
+    "draft-work-delta", "journal-after-install", "wave-sibling-check", "complete-fold-input",
+    "digest-keeps-log", "keep-under-low-water", "handoff-cap-worklog", "review-gets-wl",
     "admit-direct-writes", "empty-notes-clear", "exchange-install", "stage-wave", "osworld-record-off",
     "diagnosis-snapshot",
 )  # fmt: skip
 #: The counterfactual weakenings: designs upstream does not ship, used by the claims that show why
 #: upstream chose what it did.
-COUNTERFACTUALS = ("push-at-wave-start", "raw-pull")
-#: The off switches: each empties the mechanism one claim's property is about.
-OFF: tuple[str, ...] = ()
+COUNTERFACTUALS = ("push-at-wave-start", "raw-pull", "shared-cycle-root")
+#: The off switches: each empties the mechanism one or more claims' properties are about (the property
+#: must reject it: it asserts the mechanism's service, not only the absence of the failure).
+OFF = (
+    "commit-off", "journal-off", "fold-input-off", "digest-off", "fold-off", "handoff-log-off",
+    "review-off", "write-memory-off", "notes-off", "install-off", "osworld-memory-off", "pull-off",
+)  # fmt: skip
 #: The declared switches; ``SWITCHES.fixed(...)`` / ``SWITCHES.variant(...)`` build validated variants.
 SWITCHES = Switches("rsiagent", fixes=FIXES, counterfactuals=COUNTERFACTUALS, off=OFF)
 

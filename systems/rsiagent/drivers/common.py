@@ -1,9 +1,9 @@
-"""What every RSIAgent claim driver shares: the corpus of another benchmark task, the project instruction,
-bank file names and the fact tokens examples are made of."""
+"""What every RSIAgent claim driver shares: the corpus of another benchmark task and the run's target
+direction, the project instruction, bank file names and the fact tokens examples are made of."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from sim.engine import Simulation
 from sim.faults import FaultPlan
@@ -20,6 +20,7 @@ TARGET = "Record the weekly standup in the screen recorder and save the video as
 CORPUS = build_corpus([OTHER_TASK, TARGET])
 INSTRUCTION = "Build a small command line tool under /home/user/evolution_project that counts words."
 NAMES = ("a.md", "b.md", "c.md")
+Name = Literal["a.md", "b.md", "c.md"]
 FILL = "lorem ipsum dolor sit amet "
 
 

@@ -3,9 +3,11 @@ RT-RTE-task-execution)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from hypothesis import strategies as st
+from pydantic import Field
+from typing_extensions import TypedDict
 
 from sim.claims import Verdict
 from sim.engine import Simulation
@@ -15,6 +17,7 @@ from systems.rsiagent import properties as props
 from systems.rsiagent.drivers.common import (
     INSTRUCTION,
     NAMES,
+    Name,
     arm,
     fact,
     new_host,
@@ -31,6 +34,14 @@ from systems.rsiagent.policies import (
 
 # -- 11. stale curriculum notes ----------------------------------------------------------------------------
 ACTIONS = ("write", "empty", "blank", "corrupt", "none")
+
+
+class NotesExample(TypedDict):
+    """What each Curriculum turn does to ``curriculum_notes.md``."""
+
+    turns: Annotated[
+        list[Literal["write", "empty", "blank", "corrupt", "none"]], Field(min_length=1, max_length=4)
+    ]
 
 
 def notes_examples() -> Any:
@@ -55,6 +66,13 @@ def check_notes(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdic
 
 
 # -- 14. OSWorld misreports memory -------------------------------------------------------------------------
+class OsworldExample(TypedDict):
+    """The frozen bank's files and which step of the push fails (None: it works)."""
+
+    files: Annotated[list[Name], Field(max_length=3)]
+    fail: Literal["upload", "extract"] | None
+
+
 def osworld_examples() -> Any:
     return st.fixed_dictionaries(
         {
@@ -65,7 +83,8 @@ def osworld_examples() -> Any:
 
 
 def check_osworld(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
-    """An OSWorld record claims memory, and nudges name ~/.memory, only when the bank was delivered."""
+    """An OSWorld record claims memory, and nudges name ~/.memory, only when the bank was delivered; a
+    working push delivers it."""
     if ex["fail"] == "upload":
         arm(sim, [f"fail@{fp.OSWORLD_PUSH}"])
     elif ex["fail"] == "extract":
@@ -75,4 +94,5 @@ def check_osworld(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verd
     rec = osworld_attach_memory(sim, vm, bank, variant)
     nudge = memory_revisit(rec.env_memory_dir, "fold")
     delivered = vm.bank() == bank  # what the Actor's machine actually holds
-    return props.check_memory_claim(rec.memory_mode, delivered, rec.env_memory_dir if nudge else None)
+    pushed = ex["fail"] is None or (ex["fail"] == "extract" and not bank)  # no file: nothing to extract
+    return props.check_memory_claim(rec.memory_mode, delivered, rec.env_memory_dir if nudge else None, pushed)

@@ -4,39 +4,39 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Annotated, Any
 
 from hypothesis import strategies as st
+from pydantic import Field
+from typing_extensions import TypedDict
 
 from sim.claims import Verdict
 from sim.engine import Simulation
 from sim.variant import Variant
 from systems.rsiagent import faults as fp
 from systems.rsiagent import properties as props
-from systems.rsiagent.drivers.common import (
-    INSTRUCTION,
-    NAMES,
-    arm,
-    bank_of,
-    fact,
-    new_host,
-)
+from systems.rsiagent.drivers.common import INSTRUCTION, NAMES, Name, arm, bank_of, fact, new_host
 from systems.rsiagent.model import (
     GuestVM,
     PracticeInfrastructureError,
     ProjectSpec,
+    bank_facts,
     commit_learning,
     evolve_practice_project,
 )
-from systems.rsiagent.policies import (
-    ActorWork,
-    Diagnosis,
-    Distiller,
-    Reconciler,
-)
+from systems.rsiagent.policies import ActorWork, Diagnosis, Distiller, Reconciler
 
 
 # -- 1. work-phase lesson lost -----------------------------------------------------------------------------
+class WorkLessonExample(TypedDict):
+    """Work-phase lessons (file, fact), whether distillation recalls them, distilled adds, withdrawals."""
+
+    lessons: Annotated[list[tuple[Name, Annotated[int, Field(ge=1, le=9)]]], Field(max_length=3)]
+    recall: bool
+    add: Annotated[list[tuple[Name, Annotated[int, Field(ge=10, le=19)]]], Field(max_length=2)]
+    delete: Annotated[list[Name], Field(max_length=3)]
+
+
 def work_lesson_examples() -> Any:
     return st.fixed_dictionaries(
         {
@@ -49,24 +49,29 @@ def work_lesson_examples() -> Any:
 
 
 def check_work_lesson(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
-    """A lesson the Actor writes into ~/.memory while working reaches the committed bank."""
+    """Every lesson the Actor writes into ~/.memory while working, and every distilled lesson, reaches the
+    committed bank (unless withdrawn)."""
     host = new_host(sim, variant)
     lessons = [(n, fact(i)) for n, i in ex["lessons"]]
+    adds = [(n, fact(i)) for n, i in ex["add"]]
     spec = ProjectSpec(
         1,
         INSTRUCTION,
         ActorWork(lessons=tuple(lessons)),
-        distiller=Distiller(
-            add=tuple((n, fact(i)) for n, i in ex["add"]),
-            delete=tuple(ex["delete"]),
-            recall_work=ex["recall"],
-        ),
+        distiller=Distiller(add=tuple(adds), delete=tuple(ex["delete"]), recall_work=ex["recall"]),
     )
     rec = evolve_practice_project(sim, host, spec)
-    return props.check_work_lessons_kept(bank_of(lessons), ex["delete"], rec.after_bank)
+    return props.check_lessons_committed(bank_of(lessons), bank_of(adds), ex["delete"], rec.after_bank)
 
 
 # -- 15. diagnosis-phase edits promoted --------------------------------------------------------------------
+class DiagnosisExample(TypedDict):
+    """Files distillation adds a lesson to, and files the learning diagnosis edits."""
+
+    add: Annotated[list[Name], Field(max_length=2)]
+    edits: Annotated[list[Name], Field(max_length=2)]
+
+
 def diagnosis_examples() -> Any:
     return st.fixed_dictionaries(
         {
@@ -77,23 +82,32 @@ def diagnosis_examples() -> Any:
 
 
 def check_diagnosis(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
-    """The installed bank is the bank at reconciliation end."""
+    """The installed bank is the bank at reconciliation end, distilled lessons included."""
     host = new_host(sim, variant)
+    adds = tuple((n, fact(i + 1)) for i, n in enumerate(ex["add"]))
     spec = ProjectSpec(
         1,
         INSTRUCTION,
         ActorWork(),
-        distiller=Distiller(add=tuple((n, fact(i + 1)) for i, n in enumerate(ex["add"]))),
+        distiller=Distiller(add=adds),
         reconciler=Reconciler(),
         diagnosis=Diagnosis(bank_edits=tuple((n, fact(50 + i)) for i, n in enumerate(ex["edits"]))),
     )
     rec = evolve_practice_project(sim, host, spec)
     reconciled = [op.data["bank"] for op in sim.trace.data.ops if op.op == "reconcile"][-1]
     installed = {n: hashlib.sha256(d).hexdigest() for n, d in rec.after_bank.items()}
-    return props.check_diagnosis_not_promoted(installed, reconciled)
+    distilled = bank_facts(bank_of(adds))
+    return props.check_diagnosis_not_promoted(installed, reconciled, distilled, rec.after_bank)
 
 
 # -- 16. a failed pull looks empty -------------------------------------------------------------------------
+class PullExample(TypedDict):
+    """The guest bank's files and how many pull attempts fail (3 or more: every attempt)."""
+
+    guest: Annotated[list[Name], Field(max_length=3)]
+    failures: Annotated[int, Field(ge=0, le=5)]
+
+
 def pull_examples() -> Any:
     return st.fixed_dictionaries(
         {
@@ -104,7 +118,8 @@ def pull_examples() -> Any:
 
 
 def check_pull(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
-    """A commit never replaces a non-empty guest bank by an empty canonical bank."""
+    """A commit never replaces a non-empty guest bank by an empty canonical bank, and one whose pull worked
+    installs the guest bank."""
     host = new_host(sim, variant)
     vm = GuestVM(sim, "vm-ep001")
     vm.volume.mkdir(vm.MEMORY)
@@ -114,6 +129,7 @@ def check_pull(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict
     arm(sim, [f"fail@{fp.PULL_ATTEMPT}#{i}" for i in range(1, ex["failures"] + 1)])
     try:
         rec = commit_learning(sim, host, vm, 1, "PASS", authorized=host.target)
+        committed = rec.after_bank if rec.outcome == "installed" else None
     except PracticeInfrastructureError:
-        return Verdict.ok("terminal pull refused: infra")
-    return props.check_no_silent_empty(guest, rec.after_bank, rec.outcome)
+        committed = None  # the terminal pull refused: infra
+    return props.check_pull_commit(guest, committed, ex["failures"] < 3)

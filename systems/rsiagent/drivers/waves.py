@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from hypothesis import strategies as st
+from pydantic import Field
+from typing_extensions import TypedDict
 
 from sim.claims import Verdict
 from sim.engine import Simulation
@@ -35,6 +37,27 @@ WAVE_NAMES = NAMES[:2]
 #: ``rewrite`` rewrites a file the Actor read during work from its (stale) context, plus a new line.
 WAVE_ACTIONS = ("keep", "add", "delete")
 WAVE_ACTIONS_STALE = ("keep", "add", "rewrite", "delete")
+
+
+WaveName = Literal["a.md", "b.md"]
+
+
+class WaveExample(TypedDict):
+    """The pre-wave bank's files and, per branch, what its distillation does to each file."""
+
+    initial: Annotated[list[WaveName], Field(max_length=2)]
+    branches: Annotated[
+        list[dict[WaveName, Literal["keep", "add", "delete"]]], Field(min_length=2, max_length=3)
+    ]
+
+
+class StaleWaveExample(TypedDict):
+    """As :class:`WaveExample`, with ``rewrite`` (rewrite a file read during work from that context)."""
+
+    initial: Annotated[list[WaveName], Field(min_length=1, max_length=2)]
+    branches: Annotated[
+        list[dict[WaveName, Literal["keep", "add", "rewrite", "delete"]]], Field(min_length=2, max_length=3)
+    ]
 
 
 def wave_examples(stale: bool) -> Callable[[], Any]:
@@ -102,12 +125,19 @@ def check_wave_stale(sim: Simulation, ex: dict[str, Any], variant: Variant) -> V
 
 
 # -- 13. a partial wave commit -----------------------------------------------------------------------------
+class PartialWaveExample(TypedDict):
+    """Per branch, whether its distilled bank also quotes another benchmark task (a leak)."""
+
+    leaks: Annotated[list[bool], Field(min_length=1, max_length=4)]
+
+
 def partial_wave_examples() -> Any:
     return st.fixed_dictionaries({"leaks": st.lists(st.booleans(), min_size=1, max_size=4)})
 
 
 def check_partial_wave(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
-    """A wave publishes all its branches or leaves the canonical bank unchanged."""
+    """A wave publishes all its branches (a wave without a leak publishes) or leaves the canonical bank
+    unchanged."""
     host = new_host(sim, variant)
     specs = []
     for k, leak in enumerate(ex["leaks"]):
@@ -115,4 +145,7 @@ def check_partial_wave(sim: Simulation, ex: dict[str, Any], variant: Variant) ->
         specs.append(ProjectSpec(k + 1, INSTRUCTION, ActorWork(), distiller=Distiller(add=tuple(adds))))
     snapshot = host.canonical()
     res = evolve_parallel_phase1(sim, host, specs)
-    return props.check_wave_atomic(host.canonical(), snapshot, res.outcome_written)
+    facts = frozenset(fact(k + 1).split("=")[0] for k in range(len(specs)))
+    return props.check_wave_atomic(
+        host.canonical(), snapshot, res.outcome_written, facts, not any(ex["leaks"])
+    )

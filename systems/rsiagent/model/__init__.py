@@ -8,18 +8,19 @@ install, the direct ``write_memory`` API, the phase-gated learning of one projec
 restart (``core/loop.py``), verifier replay and scratch (``core/verifier.py``) and durable images
 (``llm/client.py``).
 
-Every failure-mode fix is a switch of :class:`sim.variant.Variant` (names in :mod:`systems.rsiagent.state`);
-the faithful design is the default.
-Two claims compare upstream with a *counterfactual* weaker design (``counterfactuals``): pushing the
-canonical bank at wave start instead of at each serialized commit, and committing from a raw
-``pull_memory`` without the terminal checks. Where the fidelity note and the report disagree the note
-wins (see ``fidelity.DIFFERENCES``).
+Every failure-mode fix, counterfactual weakening and off switch is a switch of
+:class:`sim.variant.Variant` (names in :mod:`systems.rsiagent.state`); the faithful design has none.
+Three claims compare upstream with a *counterfactual* weaker design: pushing the canonical bank at wave
+start instead of at each serialized commit, committing from a raw ``pull_memory`` without the terminal
+checks, and one journal shared by every unified cycle. Where the fidelity note and the report disagree
+the note wins (see ``fidelity.DIFFERENCES``; its Corrections section wins over its older text).
 
 Not modeled: symlink roots and symlinks inside the bank (_read_memory_tree raises on them): trees hold files.
 Not modeled: the Verifier's re-check that the candidate and evidence are unchanged (fail closed).
 Not modeled: the verified-practice memory recovery and the other recovery variants (§2.17) beyond the wave
 state check and the fixed variant's startup install recovery.
-Not modeled: unified evolution cycles beyond the restarting experience_index used by the journal claim.
+Not modeled: unified evolution cycles beyond their restarting experience_index and per-cycle journal roots
+(used by the journal claim).
 Not modeled: model calls: every model decision is a seeded policy of systems.rsiagent.policies.
 Not modeled: mode 0600 of boundary_audit.json and file modes in general.
 Not modeled: upstream's distillation draft (visible only to reconciliation): distillation edits the bank.
@@ -81,7 +82,6 @@ from systems.rsiagent.model.common import (
     AgenticVerifierNoProgressError,
     BoundaryAuditError,
     FrozenMemoryUploadError,
-    JournalConflict,
     PracticeInfrastructureError,
     UnsafeMemoryName,
     VerifierProtocolError,

@@ -21,7 +21,6 @@ from sim.files import PathEscape
 from systems.rsiagent import faults as fp
 from systems.rsiagent.model.common import (
     SYSTEM,
-    JournalConflict,
     PracticeInfrastructureError,
     UnsafeMemoryName,
 )
@@ -135,17 +134,18 @@ def journal(
     directory *root* (default the host's; members sorted, mtime = the host clock, the gzip header naming
     the file) and append a ``journal.jsonl`` line ``{episode, files, bytes, ts, **meta}``.
 
-    A repeated episode id overwrites the archive silently while the jsonl keeps both lines (fixed
-    variant ``exclusive-journal``: raises :class:`JournalConflict`). No fsync.
+    A repeated episode id overwrites the archive silently while the jsonl keeps both lines (the
+    ``journal`` of ``explore/commit.py`` guards no id). No fsync. Off switch ``journal-off``: nothing is
+    written.
     Not modeled: the ``ts`` is the host clock in UTC (upstream formats local time).
     """
     vol = host.volume
     root = root or host.JOURNAL
     path = f"{root}/ep{episode:03d}.tgz"
     existed = vol.tree.exists(path)
-    if existed and host.variant.has("exclusive-journal"):
-        sim.trace.op(SYSTEM, "journal", agent=host.agent, phase="fail", episode=episode, reason="exists")
-        raise JournalConflict(path)
+    if host.variant.has("journal-off"):
+        sim.trace.op(SYSTEM, "journal", agent=host.agent, phase="info", episode=episode, off=True)
+        return JournalLine(episode, len(files), sum(len(d) for d in files.values()), "", dict(meta))
     clock = vol.clock
     vol.write(path, journal_archive(files, int(clock.seconds()), posixpath.basename(path)))
     vol.point(sim, fp.JOURNAL_AFTER_TGZ)
@@ -174,10 +174,14 @@ def atomic_install_memory(
     the two renames the bank does not exist (a reader gets ``{}``); a crash there orphans the backup. A
     failed stage rename renames the backup back and re-raises. Fixed variant ``exchange-install``: one
     atomic exchange of stage and destination (``RENAME_EXCHANGE``) and :func:`recover_install` at startup.
+    Off switch ``install-off``: nothing is installed (the destination keeps its tree).
     Not modeled: symlinked destinations (refused upstream); the pid is a constant.
     """
     path = path or host.CANONICAL
     vol = host.volume
+    if host.variant.has("install-off"):
+        sim.trace.op(SYSTEM, "atomic_install_memory", agent=host.agent, phase="info", off=True)
+        return InstallReceipt(path, "", None, 0)
     bad = sorted(n for n in files if not safe_memory_name(n))
     if bad:
         raise UnsafeMemoryName(f"unsafe memory names {bad}")
@@ -297,9 +301,12 @@ def write_memory(
     check, so ``../x`` lands outside the bank and a crash partway leaves a partial bank. On the disk tree
     the sandbox refuses paths that leave the run root: such names are recorded as ``refused`` (data),
     names that leave the bank but stay inside the root as ``escaped``. Fixed variant
-    ``admit-direct-writes``: the call goes through :func:`admit` (audit, journal, staged install).
+    ``admit-direct-writes``: the call goes through :func:`admit` (audit of the target direction, journal
+    under the next unused episode id, staged install). Off switch ``write-memory-off``: nothing is written.
     """
     path = path or host.CANONICAL
+    if host.variant.has("write-memory-off"):
+        return WriteMemoryResult(())
     if host.variant.has("admit-direct-writes"):
         episode = max((line.episode for line in host.journal_lines()), default=0) + 1
         admit(sim, host, dict(files), episode=episode, authorized=host.target, meta={"kind": "write_memory"})

@@ -31,7 +31,11 @@ def osworld_attach_memory(
     """OSWorld ``benchmarks/osworld/task.py``: push the frozen snapshot; on failure warn and continue with
     memory OFF while ``env_memory_dir`` stays set and the record still says
     ``frozen_host_snapshot_copy_in_only``. Fixed variant ``osworld-record-off``: clear the flag and
-    record ``off``."""
+    record ``off``. Off switch ``osworld-memory-off``: no memory is attached (no push; recorded ``off``)."""
+    if variant.has("osworld-memory-off"):
+        rec = EvalRecord("off", False, "", None)
+        sim.trace.op(SYSTEM, "osworld_attach_memory", agent=vm.name, phase="info", off=True)
+        return rec
     ok = push_memory(sim, vm, bank, point=fp.OSWORLD_PUSH)
     if ok:
         rec = EvalRecord(OSWORLD_MODE, True, inventory_listing(bank, "osworld"), "~/.memory")

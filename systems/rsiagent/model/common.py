@@ -49,10 +49,6 @@ class UnsafeMemoryName(PracticeInfrastructureError):
     contains an unsafe path", an infra error)."""
 
 
-class JournalConflict(FileExistsError):
-    """(fixed variant ``exclusive-journal``) the episode archive already exists."""
-
-
 class VerifierProtocolError(ValueError):
     """The verifier report has no, or more than one, ``VERDICT:`` line outside code fences."""
 

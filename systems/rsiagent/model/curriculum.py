@@ -21,7 +21,9 @@ from systems.rsiagent.state import (
 def read_curriculum_notes(sim: Simulation, vm: GuestVM, variant: Variant = FAITHFUL) -> str | None:
     """Read ``/home/user/curriculum_notes.md``: "" when absent, zero-size or not strict UTF-8 (``-f``/``-s``
     tests). Fixed variant ``empty-notes-clear``: None when absent (no update), "" when present but empty
-    or unreadable (clears)."""
+    or unreadable (clears). Off switch ``notes-off``: None (the notes are never read)."""
+    if variant.has("notes-off"):
+        return None
     path = vm.NOTES
     if not vm.volume.tree.exists(path):
         return None if variant.has("empty-notes-clear") else ""

@@ -250,12 +250,18 @@ def commit_learning(
     """The commit (RT-RTE-learning-admission, MEM-OBJ-memory-journal; ``practice_loop.py:1690-1712``):
     pull (``_pull_terminal_memory``, or the raw ``pull_memory`` under the ``raw-pull`` counterfactual) →
     silent audit of *authorized* (corpus required) → whole-candidate rejection (quarantine, no journal,
-    bank unchanged) → journal (``{kind, terminal_outcome}``) → staged install. Raises
+    bank unchanged) → journal (``{kind, terminal_outcome}``) → staged install. Off switch ``commit-off``:
+    the candidate is replaced by the tree it would replace (nothing new is learned). Raises
     :class:`PracticeInfrastructureError` on a failed terminal pull."""
     path = install_path or host.CANONICAL
     before = host.volume.read_tree(path)
     if files is None:
-        files = pull_memory(sim, vm) if host.variant.has("raw-pull") else pull_terminal_memory(sim, vm)
+        v = host.variant
+        files = (
+            pull_memory(sim, vm, variant=v) if v.has("raw-pull") else pull_terminal_memory(sim, vm, variant=v)
+        )
+    if host.variant.has("commit-off"):
+        files = dict(before)
     meta = {"kind": kind, "terminal_outcome": verdict}
     outcome = _admit_at(sim, host, files, episode, authorized, meta, path)
     after = host.volume.read_tree(path)
@@ -330,7 +336,7 @@ def evolve_practice_project(
     diagnosis = ""
     if spec.diagnosis is not None:
         if host.variant.has("diagnosis-snapshot"):
-            files = pull_terminal_memory(sim, vm)
+            files = pull_terminal_memory(sim, vm, variant=host.variant)
         diagnosis = learning_diagnosis(sim, vm, spec.diagnosis)
     rec = commit_learning(
         sim,

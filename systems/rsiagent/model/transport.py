@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from sim.engine import Simulation
 from sim.faults import WriteFailed
+from sim.variant import FAITHFUL, Variant
 from systems.rsiagent import faults as fp
 from systems.rsiagent.model.common import (
     CHUNK,
@@ -68,12 +69,18 @@ def push_memory(
     return True
 
 
-def pull_memory(sim: Simulation, vm: GuestVM, attempts: int = PULL_ATTEMPTS) -> Bank:
+def pull_memory(
+    sim: Simulation, vm: GuestVM, attempts: int = PULL_ATTEMPTS, *, variant: Variant = FAITHFUL
+) -> Bank:
     """Download the guest bank (MEM-OBJ-memory): regular files only, ``.memory/`` stripped, bytecode
     (``__pycache__``, ``.pyc``, ``.pyo``) skipped. A failed attempt backs off 15 s; after *attempts*
-    failures it returns ``{}``, the same value as an empty bank.
+    failures it returns ``{}``, the same value as an empty bank. Off switch ``pull-off``: every pull
+    returns ``{}``.
     Not modeled: the 15 s sleeps advance no simulation time (they are recorded in the trace).
     """
+    if variant.has("pull-off"):
+        sim.trace.op(SYSTEM, "pull_memory", agent=vm.name, phase="info", off=True)
+        return {}
     for attempt in range(1, attempts + 1):
         try:
             vm.volume.point(sim, fp.PULL_ATTEMPT)
@@ -89,7 +96,7 @@ def pull_memory(sim: Simulation, vm: GuestVM, attempts: int = PULL_ATTEMPTS) -> 
     return {}
 
 
-def pull_terminal_memory(sim: Simulation, vm: GuestVM) -> Bank:
+def pull_terminal_memory(sim: Simulation, vm: GuestVM, *, variant: Variant = FAITHFUL) -> Bank:
     """Upstream ``_pull_terminal_memory`` (MEM-OBJ-memory, RT-RTE-learning-admission): a pull that tells a
     real empty bank from the ``{}`` failure value.
 
@@ -97,7 +104,7 @@ def pull_terminal_memory(sim: Simulation, vm: GuestVM) -> Bank:
     safe, the guest directory exists and the guest ``find -type f`` count (minus bytecode) equals the
     number of pulled files (so ``a__pycache__b`` is dropped by the pull but counted: infra).
     """
-    files = pull_memory(sim, vm)
+    files = pull_memory(sim, vm, variant=variant)
     if not all(isinstance(k, str) and isinstance(v, bytes) for k, v in files.items()):
         raise PracticeInfrastructureError("terminal memory pull returned bad types")
     bad = sorted(n for n in files if not safe_memory_name(n))

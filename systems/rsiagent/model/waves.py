@@ -236,7 +236,7 @@ def evolve_parallel_phase1(
                 push_canonical(sim, vm, latest)
             distill(sim, vm, ctx, spec.distiller, verdict, report)
             reconcile(sim, vm, ctx, spec.reconciler)
-            files = pull_terminal_memory(sim, vm)
+            files = pull_terminal_memory(sim, vm, variant=host.variant)
         except PracticeInfrastructureError as exc:
             host.finish("infra", str(exc))
             result.aborted = str(exc)

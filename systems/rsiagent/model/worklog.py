@@ -101,22 +101,11 @@ def render_fold(batch: Sequence[Message], complete: bool = False) -> str:
     return "\n\n".join(render_turn(m, str(m.content) if complete else fold_input(m.content)) for m in batch)
 
 
-def digest_fallback(worklog: str, batch: Sequence[Message], max_chars: int, trim_digest: bool = False) -> str:
+def digest_fallback(worklog: str, batch: Sequence[Message], max_chars: int) -> str:
     """``_fold_once``'s blank-summary fallback: ``summary + "\n" + digest`` (so it starts with ``"\n"``
     when the log is empty); over the cap it keeps what follows the first newline at or after
-    ``len - cap`` (the newest tail), or the last ``cap`` characters, which can erase the old log.
-    ``trim_digest`` (fixed variant) trims the digest instead."""
-    lines = digest_lines(batch)
-    if trim_digest:
-        room = max_chars - len(worklog) - 1
-        kept: list[str] = []
-        for ln in reversed(lines):
-            if room - len(ln) - (1 if kept else 0) < 0:
-                break
-            room -= len(ln) + (1 if kept else 0)
-            kept.insert(0, ln)
-        return worklog + "\n" + "\n".join(kept)
-    combined = worklog + "\n" + "\n".join(lines)
+    ``len - cap`` (the newest tail), or the last ``cap`` characters, which can erase the old log."""
+    combined = worklog + "\n" + "\n".join(digest_lines(batch))
     if len(combined) > max_chars:
         b = combined.find("\n", len(combined) - max_chars)
         combined = combined[b + 1 :] if b >= 0 else combined[-max_chars:]
@@ -168,6 +157,7 @@ class ActorLoop:
         self.covered = 0
         self.summary = ""
         self.folds: list[FoldEvent] = []
+        self.sized = 0  # the size the last model call's fold left (upstream's ``size()`` at the call)
         opening = opening_message(instruction)
         self.pending: str | None = f"{opening_extra}\n\n{opening}" if opening_extra else opening
         self.prior: tuple[Message, ...] = ()  # earlier attempts' history (``history + h2``)
@@ -206,6 +196,7 @@ class ActorLoop:
             self.maybe_fold()
             if self.covered > before:
                 self.note("fold")
+        self.sized = self.size()
         parts, kinds = self._context(question)
         if record:
             self.sim.request(SYSTEM, route, parts, agent=self.agent, kinds=kinds, **detail)
@@ -223,39 +214,53 @@ class ActorLoop:
         """``len(summary)`` + content + reasoning of the unfolded messages (the pending one excluded)."""
         return len(self.summary) + self._cum[-1] - self._cum[2 * self.covered]
 
+    @property
+    def pair_sizes(self) -> list[int]:
+        """The content length of each (user, assistant) pair (what ``_effective_keep`` sums)."""
+        return list(self._pair_content)
+
     def keep(self) -> int:
-        """``_effective_keep`` over every pair of the history."""
+        """``_effective_keep`` over every pair of the history. Fixed variant ``keep-under-low-water``: with
+        high water set, the keep window is character-budgeted at most to the low-water mark minus the WORK
+        LOG (the 6-pair floor and the ``history_keep_pairs`` ceiling stay), so a fold can bring the
+        context there."""
         c = self.cfg
-        return _effective_keep_sizes(self._pair_content, c.history_keep_pairs, c.keep_chars, c.keep_ceiling)
+        budget = c.keep_chars
+        if c.ctx_high_water > 0 and self.variant.has("keep-under-low-water"):
+            room = max(1, (c.ctx_low_water or c.ctx_high_water // 2) - len(self.summary))
+            budget = min(budget, room) if budget > 0 else room
+        return _effective_keep_sizes(self._pair_content, c.history_keep_pairs, budget, c.keep_ceiling)
 
     def foldable(self) -> int:
         return self.pairs - self.keep() - self.covered
 
     def maybe_fold(self) -> list[FoldEvent]:
         """``_fold_summary``: with ``ctx_high_water`` set, above it fold exactly ``fold_batch`` oldest pairs
-        while size > low and a full batch lies outside the keep window (the v11 floor guard; fixed variant
-        ``partial-fold-batch`` folds a partial last batch), which can stop above high water; with
-        ``ctx_high_water`` 0, once a batch is foldable fold every foldable pair in one call."""
+        while size > low and a full batch lies outside the keep window (the v11 floor guard, deliberate:
+        at most one fold per ``fold_batch`` turns), which can stop above high water; with
+        ``ctx_high_water`` 0, once a batch is foldable fold every foldable pair in one call. Off switch
+        ``fold-off``: never fold."""
         c = self.cfg
         out: list[FoldEvent] = []
+        if self.variant.has("fold-off"):
+            return out
         keep = self.keep()
         if c.ctx_high_water <= 0:
             n = self.pairs - keep - self.covered
             if n >= c.fold_batch:
-                out.append(self._fold_once(n))
+                ev = self._fold_once(n)
+                if ev is not None:
+                    out.append(ev)
             return out
         size = self.size()
         if size <= c.ctx_high_water:
             return out
         low = c.ctx_low_water or c.ctx_high_water // 2
-        while size > low:
-            n = self.pairs - keep - self.covered
-            if n < c.fold_batch:
-                if not (self.variant.has("partial-fold-batch") and n > 0):
-                    break
-            else:
-                n = c.fold_batch
-            out.append(self._fold_once(n))
+        while size > low and self.pairs - keep - self.covered >= c.fold_batch:
+            ev = self._fold_once(c.fold_batch)
+            if ev is None:
+                break
+            out.append(ev)
             size = self.size()
         if size > c.ctx_high_water:
             self.sim.trace.op(
@@ -269,12 +274,17 @@ class ActorLoop:
             )
         return out
 
-    def _fold_once(self, n: int) -> FoldEvent:
+    def _fold_once(self, n: int) -> FoldEvent | None:
         """``_fold_once``: one summarizer call folds the *n* oldest unfolded pairs into the WORK LOG; a
-        non-blank answer becomes ``_cap_worklog(out.strip(), cap)``, a blank one the digest fallback."""
+        non-blank answer becomes ``_cap_worklog(out.strip(), cap)``, a blank one the digest fallback.
+        Fixed variant ``digest-keeps-log``: a blank answer whose digest would overflow the cap leaves the
+        batch unfolded (verbatim in the context; the next fold retries) and returns None. Off switches:
+        ``fold-input-off`` shows the summarizer nothing, ``digest-off`` drops a blank answer's batch."""
         first = self.covered
         batch = self.history[2 * first : 2 * (first + n)]
         rendered = render_fold(batch, complete=self.variant.has("complete-fold-input"))
+        if self.variant.has("fold-input-off"):
+            rendered = ""
         self.sim.request(
             SYSTEM,
             "loop.fold",
@@ -287,10 +297,17 @@ class ActorLoop:
         if out.strip():
             self.summary = cap_worklog(out.strip(), self.cfg.worklog_max_chars)
             mode = "summary"
-        else:
-            self.summary = digest_fallback(
-                self.summary, batch, self.cfg.worklog_max_chars, self.variant.has("trim-digest")
+        elif self.variant.has("digest-off"):
+            mode = "dropped"
+        elif self.variant.has("digest-keeps-log") and (
+            len(self.summary) + 1 + len("\n".join(digest_lines(batch))) > self.cfg.worklog_max_chars
+        ):
+            self.sim.trace.op(
+                SYSTEM, "fold_deferred", agent=self.agent, phase="info", first_pair=first, pairs=n
             )
+            return None
+        else:
+            self.summary = digest_fallback(self.summary, batch, self.cfg.worklog_max_chars)
             mode = "digest"
         seen: set[str] = set()
         for m in batch:
@@ -399,27 +416,33 @@ def stalled_handoff(
     review sees the last 6 messages (≤1,500 chars each) and ``res.worklog``, not ``wl``; the handoff is
     ``pivot_handoff_message(review, wl)`` (log ≤6,000), otherwise ``handoff_message(wl)`` (≤12,000), each
     log section left out when blank, then the ``recovery`` memory note. Fixes: ``review-gets-wl`` and
-    ``handoff-cap-worklog`` (cap at ``worklog_max_chars``).
+    ``handoff-cap-worklog`` (cap at ``worklog_max_chars``). Off switches: ``handoff-log-off`` hands no log
+    over, ``review-off`` asks the review about nothing.
     """
     reviewer = reviewer or Reviewer()
     wl = res.worklog if cfg.resume_with_worklog else ""
     if not wl and cfg.resume_synthesize_worklog and history:
         wl = synthesize_worklog(sim, summarizer or Summarizer(), history, cfg.worklog_max_chars, agent=agent)
     fix_cap = variant.has("handoff-cap-worklog")
+    handed = "" if variant.has("handoff-log-off") else wl
     if cfg.strategy_pivot and res.surface_delta == "":
         review_log = wl if variant.has("review-gets-wl") else res.worklog
         tail = "\n\n".join(
             render_turn(m, str(m.content)[:REVIEW_MESSAGE_CHARS]) for m in list(history)[-REVIEW_MESSAGES:]
         )
-        ask = strategy_review_ask(review_log, tail)
+        ask = (
+            strategy_review_ask("", "")
+            if variant.has("review-off")
+            else strategy_review_ask(review_log, tail)
+        )
         sim.request(
             SYSTEM, "loop.strategy_review", [REVIEW_SYSTEM, ask], agent=agent, kinds=["system", "worklog"]
         )
         review = (reviewer.review(ask, "") or "").strip()[:REVIEW_OUT_CAP]
-        msg = pivot_handoff_message(review, wl, cfg.worklog_max_chars if fix_cap else cfg.pivot_cap)
+        msg = pivot_handoff_message(review, handed, cfg.worklog_max_chars if fix_cap else cfg.pivot_cap)
         out = Handoff(msg, wl, True, review, ask)
     else:
-        msg = handoff_message(wl, cfg.worklog_max_chars if fix_cap else cfg.handoff_cap)
+        msg = handoff_message(handed, cfg.worklog_max_chars if fix_cap else cfg.handoff_cap)
         out = Handoff(msg, wl, False)
     note = memory_revisit(env_memory_dir, "recovery")
     if note:
