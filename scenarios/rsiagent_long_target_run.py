@@ -6,16 +6,19 @@ Scenario: a target-role Actor runs 460 turns. Each observation is about 600 char
 tokens; every 25th is a 6,000-character dump whose fact sits in the middle. The target role's character
 thresholds (keep 500k, high 900k, low 500k, WORK LOG cap 500k characters) are scaled to a 16,000-token
 window (× 16,000 / 262,144); pair counts are upstream's (80 kept at most, the 6-pair floor, batches of
-10). The summarizer keeps every fact token it is shown and returns a blank summary on 10 % of calls
-(digest fallback). Folds happen at high water and stop at low water or when fewer than a batch is
-foldable. The run then stalls with no file changed: the strategy review is fed the (non-empty)
+10). Each turn is one model call, aligned as upstream's ``run_attempt``: the history is (user, assistant)
+pairs whose pair 0 is the opening TASK message, the fold runs before each call, and the pending
+observation is neither counted nor foldable. The summarizer keeps every fact token it is shown and
+returns a blank summary on 10 % of calls (digest fallback). Folds happen at high water and stop at low
+water or when fewer than a batch is foldable. The run then stalls with no file changed: the strategy review is fed the (non-empty)
 ``res.worklog``, and the pivot handoff carries only ``wl[:6000]``; a plain handoff would carry 12,000.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sim import scenario
 from sim.scenario import Context, main
 from sim.text import extract_facts, fact_token, filler
 from systems.rsiagent.adapter import scaled_target
@@ -28,14 +31,19 @@ SEED = 7
 COLORS = ("teal", "amber", "plum", "navy", "gold", "rose")
 
 
-class Params(BaseModel):
-    """Run length and window."""
+class Params(scenario.Params):
+    """Run length, window and the summarizer's blank rate."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    turns: int = Field(460, ge=20, le=2000, description="Actor turns")
-    budget: int = Field(16_000, ge=2000, description="window (tokens) the thresholds are scaled to")
-    blank_rate: float = Field(0.1, ge=0.0, le=1.0, description="fraction of blank summaries")
+    turns: int = Field(460, ge=20, le=2000, description="Actor turns (model calls after the opening)")
+    budget: int = Field(
+        16_000,
+        ge=2000,
+        le=1_000_000,
+        description="window (tokens) the target role's thresholds are scaled to",
+    )
+    blank_rate: float = Field(
+        0.1, ge=0.0, le=1.0, description="fraction of blank summaries (digest fallback)"
+    )
 
 
 def run(ctx: Context) -> list[str]:

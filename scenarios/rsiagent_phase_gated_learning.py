@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, field_validator
 
+from sim import scenario
 from sim.scenario import Context, main
 from systems.rsiagent.model import (
     Host,
@@ -30,7 +31,7 @@ from systems.rsiagent.model import (
     tree_sha256,
 )
 from systems.rsiagent.policies import ActorWork, Diagnosis, Distiller, Reconciler, VerifierPolicy
-from systems.rsiagent.state import SWITCHES
+from systems.rsiagent.state import FIXES, SWITCHES
 
 SYSTEM = "rsiagent"
 SEED = 3
@@ -43,12 +44,20 @@ TARGET = "Count how often each word appears in the report file and save the ten 
 INSTRUCTION = "Build a word-frequency tool under /home/user/evolution_project with a --top flag."
 
 
-class Params(BaseModel):
+class Params(scenario.Params):
     """Which fixes to switch on (default: the faithful design)."""
 
-    model_config = ConfigDict(extra="forbid")
+    fixes: list[str] = Field(
+        default_factory=list, max_length=len(FIXES), description="fix names (systems.rsiagent.state.FIXES)"
+    )
 
-    fixes: list[str] = Field(default_factory=list, description="fix names of systems.rsiagent.model.FIXES")
+    @field_validator("fixes")
+    @classmethod
+    def _known_fixes(cls, v: list[str]) -> list[str]:
+        unknown = sorted(set(v) - set(FIXES))
+        if unknown:
+            raise ValueError(f"unknown RSIAgent fix {', '.join(unknown)}: expected one of {', '.join(FIXES)}")
+        return v
 
 
 def run(ctx: Context) -> list[str]:
