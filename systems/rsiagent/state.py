@@ -106,6 +106,7 @@ class FoldEvent:
     mode: str  # "summary" or "digest"
     summary_chars: int
     lost_middle_facts: tuple[str, ...] = ()
+    at_pairs: int = 0  # history pairs when it ran (= the index of the model call it preceded)
 
 
 @dataclass(frozen=True)

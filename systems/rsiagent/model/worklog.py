@@ -121,7 +121,9 @@ class ActorLoop:
     Each :meth:`call` is one model call: fold first (``_fold_summary``, when ``history_keep_pairs > 0``),
     append the ``fold`` memory note to the pending message if the fold advanced ``covered``, assemble the
     context, then ``history += [pending, reply]``. Size is ``len(summary)`` plus content and reasoning of
-    the unfolded messages, kept as prefix sums so a fold decision costs what it keeps.
+    the unfolded messages, kept as prefix sums so a fold decision costs what it keeps. *record_folds*
+    False leaves the summarizer calls out of the trace (the benchmark adapter: the harness records one
+    request per workload step).
     Not modeled: the Verifier bounce and the repeat and cycle detectors of ``run_attempt``; their
     ``verifier`` and ``stagnation`` memory notes are appended with :meth:`note` by the caller.
     """
@@ -140,8 +142,10 @@ class ActorLoop:
         memory_prompt: str = "",
         env_memory_dir: str | None = None,
         rng_name: str = "rsiagent.summarizer",
+        record_folds: bool = True,
     ) -> None:
         self.sim = sim
+        self.record_folds = record_folds
         self.cfg = cfg
         self.summarizer = summarizer
         self.instruction = instruction
@@ -244,9 +248,8 @@ class ActorLoop:
         out: list[FoldEvent] = []
         if self.variant.has("fold-off"):
             return out
-        keep = self.keep()
         if c.ctx_high_water <= 0:
-            n = self.pairs - keep - self.covered
+            n = self.pairs - self.keep() - self.covered
             if n >= c.fold_batch:
                 ev = self._fold_once(n)
                 if ev is not None:
@@ -255,6 +258,7 @@ class ActorLoop:
         size = self.size()
         if size <= c.ctx_high_water:
             return out
+        keep = self.keep()  # (pure: upstream computes it first; only needed above high water)
         low = c.ctx_low_water or c.ctx_high_water // 2
         while size > low and self.pairs - keep - self.covered >= c.fold_batch:
             ev = self._fold_once(c.fold_batch)
@@ -285,14 +289,15 @@ class ActorLoop:
         rendered = render_fold(batch, complete=self.variant.has("complete-fold-input"))
         if self.variant.has("fold-input-off"):
             rendered = ""
-        self.sim.request(
-            SYSTEM,
-            "loop.fold",
-            [SUMMARIZER_SYSTEM, fold_request(self.summary, rendered)],
-            agent=self.agent,
-            kinds=["system", "worklog"],
-            pairs=n,
-        )
+        if self.record_folds:
+            self.sim.request(
+                SYSTEM,
+                "loop.fold",
+                [SUMMARIZER_SYSTEM, fold_request(self.summary, rendered)],
+                agent=self.agent,
+                kinds=["system", "worklog"],
+                pairs=n,
+            )
         out = self.summarizer.summarize(self.summary, rendered, self.rng)
         if out.strip():
             self.summary = cap_worklog(out.strip(), self.cfg.worklog_max_chars)
@@ -314,7 +319,7 @@ class ActorLoop:
             seen |= extract_facts(m.content)
         lost = tuple(sorted(seen - extract_facts(rendered)))
         self.covered += n
-        ev = FoldEvent(first, n, mode, len(self.summary), lost)
+        ev = FoldEvent(first, n, mode, len(self.summary), lost, self.pairs)
         self.folds.append(ev)
         self.sim.trace.op(
             SYSTEM,
