@@ -187,10 +187,13 @@ COVERAGE: dict[str, Coverage] = {
             "model.journal_archive",
             "model.read_journal",
             "model.write_memory",
-            "model.commit_learning (checkpoints, outcome.json)",
+            "model.commit_learning",
+            "model.records (checkpoints, outcome.json / outcome.md)",
         ),
         (
             f"{T_ADM}::test_journal_archive_is_sorted_gzip_tar_with_fixed_mtime",
+            f"{T_ADM}::test_journal_archive_bytes_equal_tarfile_w_gz_on_the_named_file",
+            f"{T_PH}::test_checkpoints_only_for_configured_projects_through_the_staged_install",
             f"{T_ADM}::test_repeated_episode_overwrites_archive_keeps_both_lines",
             f"{T_ADM}::test_write_memory_deletes_first_and_escapes_the_bank",
             f"{T_ADM}::test_memos_match_fresh_computation_for_small_and_large_trees",
@@ -208,13 +211,15 @@ COVERAGE: dict[str, Coverage] = {
         ),
         (
             f"{T_FOLD}::test_digest_fallback_keeps_newest_tail",
+            f"{T_FOLD}::test_fold_strips_the_summary",
             f"{T_FOLD}::test_handoff_truncates_to_12k_and_pivot_to_6k",
+            f"{T_FOLD}::test_blank_log_leaves_the_log_section_out",
             f"{T_FOLD}::test_synthesized_log_is_one_summarizer_call_over_the_last_60_messages",
             *_CLAIMS,
         ),
     ),
     "MEM-OBJ-curriculum-notes": Coverage(
-        ("model.read_curriculum_notes", "model.curriculum_turn", "model.Host.notes"),
+        ("model.read_curriculum_notes", "model.curriculum_turn", "model.Host.notes", "model.audit_text"),
         (
             f"{T_PH}::test_notes_only_nonempty_read_replaces",
             f"{T_PH}::test_notes_read_rules",
@@ -256,6 +261,9 @@ COVERAGE: dict[str, Coverage] = {
         ),
         (
             f"{T_FOLD}::test_reproduced_fold_stops_above_high_water",
+            f"{T_FOLD}::test_minimal_alignment_keep_1_batch_1",
+            f"{T_FOLD}::test_fold_runs_before_the_call_and_the_pending_observation_is_not_foldable",
+            f"{T_FOLD}::test_fold_note_is_appended_to_the_pending_message_and_enters_the_history",
             f"{T_FOLD}::test_legacy_mode_folds_all_foldable_in_one_call",
             f"{T_FOLD}::test_mid_message_fact_is_lost_in_a_fold",
             f"{T_FN}::test_effective_keep_reproduced_fat_pairs",
@@ -279,9 +287,16 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-BAP-actor-method": Coverage(
-        ("model.inventory_listing", "model.actor_work (Actor-chosen reads)", "model.memory_revisit"),
+        (
+            "model.inventory_listing",
+            "model.actor_charter",
+            "model.memory_preamble",
+            "model.actor_work (Actor-chosen reads)",
+            "model.memory_revisit",
+        ),
         (
             f"{T_FN}::test_inventory_listing_practice",
+            f"{T_FN}::test_actor_charter_fences_the_inventory",
             f"{T_FN}::test_inventory_listing_osworld_and_ale",
             f"{T_PH}::test_next_actor_sees_the_promoted_bank_as_inventory",
         ),
@@ -302,7 +317,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-curriculum-search": Coverage(
-        ("model.curriculum_turn", "model.parse_decision", "model.validate_wave_publication"),
+        ("model.curriculum_turn", "model.parse_decision", "model.parse_wave_handoff"),
         (
             f"{T_PH}::test_none_ablation_changes_only_what_curriculum_sees",
             f"{T_FN}::test_parse_decision_requires_project_root",
@@ -323,6 +338,9 @@ COVERAGE: dict[str, Coverage] = {
         ),
         (
             f"{T_ADM}::test_admit_rejects_whole_candidate_and_quarantines",
+            f"{T_PH}::test_learning_audit_authorizes_the_target_direction",
+            f"{T_PH}::test_promote_route_authorizes_the_target_audit_surface",
+            f"{T_PH}::test_state_json_at_project_end_and_on_every_exit",
             f"{T_ADM}::test_staged_install_order_and_cleanup",
             f"{T_PH}::test_wave_branches_run_concurrently_and_commit_in_assignment_order",
             f"{T_PH}::test_wave_writes_before_after_and_changes_per_branch",
@@ -333,7 +351,11 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "RT-RTE-lineage-recovery": Coverage(
         ("model.wave_resume_allowed", "model.recover_install (fixed variant)"),
-        (f"{T_PH}::test_wave_partial_commit_on_rejection", f"{T_ADM}::test_exchange_install_with_recovery"),
+        (
+            f"{T_PH}::test_wave_partial_commit_on_rejection",
+            f"{T_PH}::test_wave_branches_run_concurrently_and_commit_in_assignment_order",
+            f"{T_ADM}::test_exchange_install_with_recovery",
+        ),
         not_modeled="the recovery variants of §2.17 (phase-1 practice resume, verified-practice memory "
         "recovery, post-target and ready-target recovery) beyond the wave state-tree check",
     ),
