@@ -10,8 +10,9 @@ window (× 16,000 / 262,144); pair counts are upstream's (80 kept at most, the 6
 pairs whose pair 0 is the opening TASK message, the fold runs before each call, and the pending
 observation is neither counted nor foldable. The summarizer keeps every fact token it is shown and
 returns a blank summary on 10 % of calls (digest fallback). Folds happen at high water and stop at low
-water or when fewer than a batch is foldable. The run then stalls with no file changed: the strategy review is fed the (non-empty)
-``res.worklog``, and the pivot handoff carries only ``wl[:6000]``; a plain handoff would carry 12,000.
+water or when fewer than a batch is foldable. The run then stalls with no file changed: the strategy
+review is fed the (non-empty) ``res.worklog``, and the pivot handoff carries only ``wl[:6000]``; a plain
+handoff would carry 12,000.
 """
 
 from __future__ import annotations
