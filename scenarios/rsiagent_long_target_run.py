@@ -6,36 +6,45 @@ Scenario: a target-role Actor runs 460 turns. Each observation is about 600 char
 tokens; every 25th is a 6,000-character dump whose fact sits in the middle. The target role's character
 thresholds (keep 500k, high 900k, low 500k, WORK LOG cap 500k characters) are scaled to a 16,000-token
 window (× 16,000 / 262,144); pair counts are upstream's (80 kept at most, the 6-pair floor, batches of
-10). The summarizer keeps every fact token it is shown and returns a blank summary on 10 % of calls
-(digest fallback). Folds happen at high water and stop at low water or when fewer than a batch is
-foldable. The run then stalls with no file changed: the strategy review is fed the (non-empty)
-``res.worklog``, and the pivot handoff carries only ``wl[:6000]``; a plain handoff would carry 12,000.
+10). Each turn is one model call, aligned as upstream's ``run_attempt``: the history is (user, assistant)
+pairs whose pair 0 is the opening TASK message, the fold runs before each call, and the pending
+observation is neither counted nor foldable. The summarizer keeps every fact token it is shown and
+returns a blank summary on 10 % of calls (digest fallback). Folds happen at high water and stop at low
+water or when fewer than a batch is foldable. The run then stalls with no file changed: the strategy
+review is fed the (non-empty) ``res.worklog``, and the pivot handoff carries only ``wl[:6000]``; a plain
+handoff would carry 12,000.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from sim import scenario
 from sim.scenario import Context, main
 from sim.text import extract_facts, fact_token, filler
 from systems.rsiagent.adapter import scaled_target
 from systems.rsiagent.model import ActorLoop, resume, resume_eligible, stalled_handoff
 from systems.rsiagent.policies import Summarizer
-from systems.rsiagent.state import LoopResult, Message
+from systems.rsiagent.state import LoopResult
 
 SYSTEM = "rsiagent"
 SEED = 7
 COLORS = ("teal", "amber", "plum", "navy", "gold", "rose")
 
 
-class Params(BaseModel):
-    """Run length and window."""
+class Params(scenario.Params):
+    """Run length, window and the summarizer's blank rate."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    turns: int = Field(460, ge=20, le=2000, description="Actor turns")
-    budget: int = Field(16_000, ge=2000, description="window (tokens) the thresholds are scaled to")
-    blank_rate: float = Field(0.1, ge=0.0, le=1.0, description="fraction of blank summaries")
+    turns: int = Field(460, ge=20, le=2000, description="Actor turns (model calls after the opening)")
+    budget: int = Field(
+        16_000,
+        ge=2000,
+        le=1_000_000,
+        description="window (tokens) the target role's thresholds are scaled to",
+    )
+    blank_rate: float = Field(
+        0.1, ge=0.0, le=1.0, description="fraction of blank summaries (digest fallback)"
+    )
 
 
 def run(ctx: Context) -> list[str]:
@@ -44,11 +53,12 @@ def run(ctx: Context) -> list[str]:
     p = ctx.params
     cfg = scaled_target(p.budget)
     rng = sim.rng("scenario.observations")
+    summarizer = Summarizer(blank_rate=p.blank_rate)
     loop = ActorLoop(
         sim,
         cfg,
-        Summarizer(blank_rate=p.blank_rate),
-        task="Repair the failing CI job.",
+        summarizer,
+        instruction="Repair the failing CI job.",
         system_prompt="You are the Actor on a target run.",
         env_memory_dir="~/.memory",
     )
@@ -68,10 +78,9 @@ def run(ctx: Context) -> list[str]:
             n += 2
             body = filler(rng, 280) + f" {toks[0]} " + filler(rng, 280) + f" {toks[1]}"
         seen += [x.split("=")[0] for x in toks]
-        loop.add_pair(Message("assistant", f"PROGRAM: step {t}"), Message("user", body))
+        loop.call(f"PROGRAM: step {t}", turn=t)
+        loop.observe(body)
         peak = max(peak, loop.size())
-        if t % 50 == 49:
-            loop.request(route="loop.step", turn=t)
     folded_facts: set[str] = set()
     for m in loop.messages[: 2 * loop.covered]:
         folded_facts |= extract_facts(m.content)
@@ -95,7 +104,7 @@ def run(ctx: Context) -> list[str]:
     ]
     res = loop.result("stalled")
     eligible = resume_eligible(res, 0, cfg, wall_left_s=3600.0)
-    h = stalled_handoff(sim, cfg, res, loop.messages)
+    h = stalled_handoff(sim, cfg, res, loop.history, summarizer=summarizer, env_memory_dir="~/.memory")
     handed = extract_facts(h.message)
     review = next(r for r in reversed(sim.trace.data.requests) if r.route == "loop.strategy_review")
     out += [
@@ -105,14 +114,18 @@ def run(ctx: Context) -> list[str]:
         f"strategy review request: {review.exact_tokens} tokens, {len(review.fact_ids)} facts",
     ]
     plain = stalled_handoff(
-        sim, cfg, LoopResult("stalled", res.iters, res.worklog, surface_delta="M ci.yml"), loop.messages
+        sim,
+        cfg,
+        LoopResult("stalled", res.iters, res.worklog, surface_delta="M ci.yml"),
+        loop.history,
+        summarizer=summarizer,
     )
     out.append(
         f"plain handoff (wl[:12000], a file changed): {len(plain.message)} chars carrying "
         f"{len(extract_facts(plain.message) & in_log)} of {len(in_log)} facts"
     )
     fresh = resume(loop, h)
-    first = fresh.request("What is the value of FACT-0001?", route="loop.step")
+    first = fresh.call("PROGRAM: recon", question="What is the value of FACT-0001?")
     out.append(
         f"fresh attempt: {len(first)} parts; FACT-0001 in context: "
         f"{'FACT-0001' in extract_facts(chr(10).join(first))}"

@@ -5,22 +5,25 @@ MEM-OBJ-learning-diagnosis, RT-BAP-actor-method.
 
 Scenario: project 1 runs the whole phase sequence on a fresh machine. While working, the Actor writes a
 lesson into ~/.memory (FACT-0001); the Verifier says PASS; the reset pushes the canonical bank again, so
-distillation sees an empty bank and records a different lesson (FACT-0002); the learning diagnosis that
-follows reconciliation also edits the bank (FACT-0003), and that edit is pulled and installed. The
-commit journals ep001.tgz before the staged install. Project 2's Actor sees the promoted bank as names
-and sizes only; its distillation quotes another benchmark task verbatim, so the silent audit rejects the
-whole candidate and the run is quarantined with the bank unchanged and no journal line.
+distillation sees an empty bank and records a different lesson (FACT-0002) and a note quoting the run's
+target direction (admitted: the silent audit authorizes the target); the learning diagnosis that follows
+reconciliation also edits the bank (FACT-0003), and that edit is pulled and installed. The commit
+journals ep001.tgz before the staged install. Project 2's Actor sees the promoted bank as names and sizes
+only; its distillation quotes another benchmark task verbatim, so the silent audit rejects the whole
+candidate and the run is quarantined with the bank unchanged and no journal line.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import json
 
+from pydantic import Field, field_validator
+
+from sim import scenario
 from sim.scenario import Context, main
 from systems.rsiagent.model import (
     Host,
     ProjectSpec,
-    Variant,
     bank_facts,
     build_corpus,
     evolve_practice_project,
@@ -28,6 +31,7 @@ from systems.rsiagent.model import (
     tree_sha256,
 )
 from systems.rsiagent.policies import ActorWork, Diagnosis, Distiller, Reconciler, VerifierPolicy
+from systems.rsiagent.state import FIXES, SWITCHES
 
 SYSTEM = "rsiagent"
 SEED = 3
@@ -35,23 +39,39 @@ OTHER_TASKS = [
     "Open the quarterly budget spreadsheet and sort the second column by date in descending order.",
     "In the terminal, find every log file larger than ten megabytes under var log and compress it.",
 ]
+#: The run's target direction: one of the benchmark's instructions, so it is in the corpus too.
+TARGET = "Count how often each word appears in the report file and save the ten most frequent words."
 INSTRUCTION = "Build a word-frequency tool under /home/user/evolution_project with a --top flag."
 
 
-class Params(BaseModel):
+class Params(scenario.Params):
     """Which fixes to switch on (default: the faithful design)."""
 
-    model_config = ConfigDict(extra="forbid")
+    fixes: list[str] = Field(
+        default_factory=list, max_length=len(FIXES), description="fix names (systems.rsiagent.state.FIXES)"
+    )
 
-    fixes: list[str] = Field(default_factory=list, description="fix names of systems.rsiagent.model.FIXES")
+    @field_validator("fixes")
+    @classmethod
+    def _known_fixes(cls, v: list[str]) -> list[str]:
+        unknown = sorted(set(v) - set(FIXES))
+        if unknown:
+            raise ValueError(f"unknown RSIAgent fix {', '.join(unknown)}: expected one of {', '.join(FIXES)}")
+        return v
 
 
 def run(ctx: Context) -> list[str]:
     sim = ctx.sim
     sim.trace.keep = True  # the summary reads the trace; keep it in memory even when it streams to --out
-    host = Host(sim, corpus=build_corpus(OTHER_TASKS), variant=Variant.fixed(*ctx.params.fixes))
+    host = Host(
+        sim,
+        corpus=build_corpus([*OTHER_TASKS, TARGET]),
+        variant=SWITCHES.fixed(*ctx.params.fixes),
+        target=TARGET,
+    )
     out = [
-        f"corpus: {len(host.corpus)} shingles from {len(OTHER_TASKS)} other tasks; fixes: {ctx.params.fixes}"
+        f"corpus: {len(host.corpus)} shingles from {len(OTHER_TASKS)} other tasks and the target; "
+        f"fixes: {ctx.params.fixes}"
     ]
 
     p1 = ProjectSpec(
@@ -63,7 +83,12 @@ def run(ctx: Context) -> list[str]:
             candidate="wordfreq.py --top 10",
         ),
         VerifierPolicy("PASS", fenced_decoy=True),
-        Distiller(add=(("lessons/tooling.md", "Use collections.Counter: FACT-0002=amber"),)),
+        Distiller(
+            add=(
+                ("lessons/tooling.md", "Use collections.Counter: FACT-0002=amber"),
+                ("lessons/target.md", "The target: " + TARGET),
+            )
+        ),
         Reconciler(),
         Diagnosis("Bottleneck: tokenization.", bank_edits=(("lessons/diagnosis.md", "FACT-0003=plum"),)),
     )
@@ -86,9 +111,11 @@ def run(ctx: Context) -> list[str]:
         f"  outcome: {rec.outcome}; committed bank:",
         *[f"    {line}" for line in inventory_listing(rec.after_bank).splitlines()],
         f"  committed facts: {sorted(bank_facts(rec.after_bank))}",
+        "  lessons/target.md quotes the target direction verbatim: admitted (the audit authorizes the "
+        f"target): {'lessons/target.md' in rec.after_bank}",
         f"  work-phase lesson FACT-0001 lost: {'FACT-0001' not in bank_facts(rec.after_bank)}",
         f"  diagnosis-phase edit FACT-0003 promoted: {'FACT-0003' in bank_facts(rec.after_bank)}",
-        f"  journal (episode, files, bytes, outcome): {lines}",
+        f"  journal (episode, files, bytes, outcome): {lines}; kind {host.journal_lines()[0].meta['kind']}",
         f"  tree sha256: {tree_sha256(rec.after_bank)[:16]}",
     ]
     ops = [o.op for o in sim.trace.data.ops if o.op in ("journal", "atomic_install_memory")]
@@ -109,6 +136,7 @@ def run(ctx: Context) -> list[str]:
         f"  verdict: {rec2.verdict}; outcome: {rec2.outcome}; run state: {host.state}",
         f"  rejected files: {host.boundary_log[0]['file']} (hits: {len(host.boundary_log[0]['hits'])})",
         f"  bank unchanged: {host.canonical() == rec.after_bank}; journal lines: {len(host.journal_lines())}",
+        f"  state.json: {json.loads(host.volume.tree.read_text(host.STATE))['status']}",
         f"  model requests: {len(sim.trace.data.requests)}; trace ops: {len(sim.trace.data.ops)}",
     ]
     return out

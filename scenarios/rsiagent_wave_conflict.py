@@ -14,6 +14,8 @@ only at wave start (every later branch's whole-tree install erases its siblings'
 
 from __future__ import annotations
 
+import json
+
 from sim.engine import Simulation
 from sim.scenario import Context, main
 from systems.rsiagent.model import (
@@ -24,9 +26,9 @@ from systems.rsiagent.model import (
     bank_facts,
     build_corpus,
     evolve_parallel_phase1,
-    wave_resume_allowed,
 )
 from systems.rsiagent.policies import ActorWork, Distiller
+from systems.rsiagent.state import SWITCHES
 
 SYSTEM = "rsiagent"
 SEED = 11
@@ -79,7 +81,8 @@ def run_design(sim: Simulation, variant: Variant) -> tuple[Host, list[str]]:
         f"    final facts: {facts}",
         f"    lost: {lost}",
         f"    env.md: {env}",
-        f"    outcomes.md written: {res.outcome_written}; resume allowed: {wave_resume_allowed(host)}",
+        f"    outcomes.md written: {res.outcome_written}; state.json: "
+        f"{json.loads(host.volume.tree.read_text(host.STATE))['status']}",
     ]
     return host, lines
 
@@ -98,9 +101,9 @@ def run(ctx: Context) -> list[str]:
     for title, variant in (
         (
             "counterfactual (canonical pushed only at wave start)",
-            Variant.counterfactual("push-at-wave-start"),
+            SWITCHES.variant(counterfactuals=["push-at-wave-start"]),
         ),
-        ("fixed (wave-sibling-check merges sibling-changed files)", Variant.fixed("wave-sibling-check")),
+        ("fixed (wave-sibling-check merges sibling-changed files)", SWITCHES.fixed("wave-sibling-check")),
     ):
         other = Simulation(sim.seed)
         _, lines = run_design(other, variant)

@@ -28,7 +28,8 @@ def test_requests_carry_inventory_log_tail_and_question() -> None:
     ad = Adapter(sim, 8000, wl.drawn)
     reqs = [ad.step(s) for s in wl.steps]
 
-    assert inventory_listing(FROZEN_BANK) in reqs[0].parts[0]
+    assert reqs[0].parts[1] == inventory_listing(FROZEN_BANK, "ale")
+    assert "Current durable-memory inventory (3 files):" in reqs[0].parts[1]
     assert ad.loop.folds, "the scaled target role folds under an 8k budget"
     probe = next(i for i, s in enumerate(wl.steps) if s.probe)
     assert reqs[probe].parts[-1] == wl.steps[probe].question
@@ -58,3 +59,45 @@ def test_six_pair_floor_overflows_an_8k_window() -> None:
         parts = ad.step(WorkStep(i, obs, (), None, "", "load")).parts
     assert ad.loop.keep() == 6 and ad.loop.covered == 0
     assert sum(count_tokens(p) for p in parts) > 8000
+
+
+def test_knobs_set_the_loop_settings() -> None:
+    """The declared knobs reach the loop: unscaled thresholds, another batch, another keep ceiling."""
+    from systems.rsiagent.design import Knobs
+
+    knobs = Knobs.model_validate({"scale": False, "fold_batch": 3, "history_keep_pairs": 12})
+    ad = Adapter(Simulation(1), 8000, make_workload(1, 10).drawn, knobs=knobs)
+
+    assert (ad.cfg.ctx_high_water, ad.cfg.keep_chars, ad.cfg.worklog_max_chars) == (900_000, 500_000, 500_000)
+    assert (ad.cfg.fold_batch, ad.cfg.history_keep_pairs) == (3, 12)
+    assert Adapter(Simulation(1), 8000, make_workload(1, 10).drawn).cfg == scaled_target(8000)
+
+
+def test_bench_runs_the_fixed_variant_with_knobs() -> None:
+    """``--designs rsiagent:fixed --knob rsiagent.fold_batch=5``: the adapter gets the variant and knobs,
+    and the fixed design keeps a mid-message fact the faithful one folds away."""
+    from sim.bench.tasks import build_adapter, parse_designs
+
+    spec = parse_designs("rsiagent:fixed", ["rsiagent.fold_batch=5"])[0]
+    wl = make_workload(1, 60)
+    ad = build_adapter(spec, Simulation(1), 8000, wl)
+    assert ad.cfg.fold_batch == 5 and ad.loop.variant.has("complete-fold-input")
+
+    cfg_knobs = {
+        "scale": False,
+        "history_keep_pairs": 1,
+        "keep_chars": 0,
+        "ctx_high_water": 0,
+        "fold_batch": 1,
+    }
+    from systems.rsiagent.design import Knobs
+    from systems.rsiagent.state import SWITCHES
+
+    body = "y" * 3000 + " FACT-0007=teal " + "y" * 3000
+    kept = {}
+    for name, variant in (("faithful", SWITCHES.variant()), ("fixed", SWITCHES.all_fixes())):
+        a = Adapter(Simulation(1), 8000, wl.drawn, variant=variant, knobs=Knobs.model_validate(cfg_knobs))
+        for i, obs in enumerate([body, "e1", "e2", "e3"]):
+            req = a.step(WorkStep(i, obs, (), None, "", "load"))
+        kept[name] = "FACT-0007" in " ".join(req.parts)
+    assert kept == {"faithful": False, "fixed": True}

@@ -15,10 +15,8 @@ from systems.rsiagent import model
 from systems.rsiagent.model import (
     GuestVM,
     Host,
-    JournalConflict,
     PracticeInfrastructureError,
     UnsafeMemoryName,
-    Variant,
     admit,
     atomic_install_memory,
     build_corpus,
@@ -35,6 +33,7 @@ from systems.rsiagent.model import (
     validate_instruction_corpus,
     write_memory,
 )
+from systems.rsiagent.state import SWITCHES
 
 LEAK = "open the quarterly budget spreadsheet and sort the second column"
 CORPUS = build_corpus([LEAK])
@@ -141,6 +140,30 @@ def test_journal_archive_is_sorted_gzip_tar_with_fixed_mtime() -> None:
     assert read_archive(data) == {"a/x.md": b"1", "b.md": b"2"}
 
 
+def test_journal_archive_bytes_equal_tarfile_w_gz_on_the_named_file(tmp_path: object) -> None:
+    """``journal`` opens ``tarfile.open(path, "w:gz")``, so the gzip header carries the file name
+    (``ep001.tgz``); with the clock pinned, upstream's construction gives exactly the model's bytes."""
+    from pathlib import Path
+    from unittest import mock
+
+    files = {"b.md": b"2", "a/x.md": b"1" * 300}
+    path = Path(str(tmp_path)) / "ep001.tgz"
+    with mock.patch("time.time", return_value=1_767_571_200.0), tarfile.open(path, "w:gz") as tf:
+        for rel, data in sorted(files.items()):
+            info = tarfile.TarInfo(rel)
+            info.size = len(data)
+            info.mtime = 1_767_571_200
+            tf.addfile(info, io.BytesIO(data))
+
+    ours = journal_archive(files, 1_767_571_200, "ep001.tgz")
+    assert ours == path.read_bytes()
+    assert ours[3] & 0x08 and ours[10:20] == b"ep001.tgz\x00"
+    sim = _sim()
+    host = Host(sim, corpus=CORPUS)
+    journal(sim, host, 1, files, {"kind": "practice-terminal-memory", "terminal_outcome": "PASS"})
+    assert host.volume.tree.read_bytes("lineage/memory_journal/ep001.tgz")[10:20] == b"ep001.tgz\x00"
+
+
 def test_memos_match_fresh_computation_for_small_and_large_trees() -> None:
     """The content memos of tree_sha256 and the archive return what a fresh computation returns."""
     small = {"a.md": b"1", "b.md": b"2"}
@@ -189,10 +212,8 @@ def test_repeated_episode_overwrites_archive_keeps_both_lines() -> None:
 
     assert read_archive(host.volume.tree.read_bytes("lineage/memory_journal/ep003.tgz")) == {"b.md": b"B"}
     assert len(host.journal_lines()) == 2
-    fixed = Host(_sim(), corpus=CORPUS, variant=Variant.fixed("exclusive-journal"))
-    journal(fixed.sim, fixed, 3, {"a.md": b"A"}, {})
-    with pytest.raises(JournalConflict):
-        journal(fixed.sim, fixed, 3, {"b.md": b"B"}, {})
+    other = journal(sim, host, 3, {"c.md": b"C"}, {}, root="unified/cycle_002/memory_journal")
+    assert other.episode == 3 and len(host.journal_lines()) == 2  # another lineage root: its own journal
 
 
 def test_staged_install_order_and_cleanup() -> None:
@@ -243,7 +264,7 @@ def test_exchange_install_with_recovery() -> None:
     """Fixed variant: no read sees {}, and startup recovery leaves old or new with no orphan."""
     for point in fp.INSTALL_POINTS:
         sim = _sim(f"crash@{point}")
-        host = Host(sim, corpus=CORPUS, variant=Variant.fixed("exchange-install"))
+        host = Host(sim, corpus=CORPUS, variant=SWITCHES.fixed("exchange-install"))
         host.volume.write("lineage/memory/old.md", b"old")
         try:
             atomic_install_memory(sim, host, {"new.md": b"1"})
@@ -296,8 +317,52 @@ def test_admit_rejects_whole_candidate_and_quarantines() -> None:
     assert out == "quarantined" and host.state == "quarantined"
     assert host.canonical() == {"old.md": b"old"}
     assert host.journal_lines() == []
-    log = json.loads(host.volume.tree.read_text("lineage/boundary_audit.json"))
-    assert log[0]["file"] == "leak.md" and len(log[0]["hits"]) <= 3
+    lines = host.volume.tree.read_text("lineage/audit_rejects.jsonl").splitlines()
+    entry = json.loads(lines[0])
+    assert len(lines) == 1 and entry["file"] == "leak.md" and 0 < len(entry["hits"]) <= 3
+    assert len(entry["ts"]) == 8 and entry["ts"].count(":") == 2  # "%H:%M:%S"
+    assert not host.volume.tree.exists("lineage/boundary_audit.json")
+    state = json.loads(host.volume.tree.read_text("lineage/state.json"))
+    assert state["status"] == "quarantined" and state["memory_manifest"] == model.manifest({"old.md": b"old"})
+
+
+def test_corpus_normalization_removes_only_the_labelled_credentials_block() -> None:
+    """``build_corpus`` shingles instructions as given; ``normalize_instruction_for_corpus`` removes only
+    the labelled ``Overleaf login credentials`` block, label included (``explore/commit.py:172``), and an
+    empty corpus entry is rejected (``commit.py:212``)."""
+    from systems.rsiagent.model import normalize_instruction_for_corpus
+
+    text = (
+        "Log in to Overleaf and compile the paper.\n\nOverleaf login credentials — Email: a@b.c\n"
+        "Password: hunter2 xyz\n"
+    )
+    assert normalize_instruction_for_corpus(text) == "Log in to Overleaf and compile the paper."
+    unlabelled = "Use Email: a@b.c and Password: hunter2 to log in to the site now please."
+    assert normalize_instruction_for_corpus(unlabelled) == unlabelled
+    assert any("password hunter2" in g for g in build_corpus([unlabelled]))
+    raw = json.dumps(["", "a b c d e f g h"]).encode()
+    sidecar = {
+        "schema_version": 2,
+        "benchmark": "OSWorld-V2",
+        "evaluation_version": "v2",
+        "normalization": "strip-dynamic-overleaf-credentials-v1",
+        "instruction_count": 108,
+        "absent_task_ids": [],
+        "shingle_count": 2,
+        "corpus_sha256": __import__("hashlib").sha256(raw).hexdigest(),
+    }
+    with pytest.raises(ValueError, match="non-empty strings"):
+        validate_instruction_corpus(raw, sidecar)
+
+
+def test_pathlib_names_install_at_their_normalized_path() -> None:
+    """Safe-by-pathlib names (``a//b``, ``./c``) are staged where ``stage / name`` lands."""
+    sim = _sim()
+    host = Host(sim, corpus=CORPUS)
+
+    atomic_install_memory(sim, host, {"a//b.md": b"1", "./c.md": b"2"})
+
+    assert host.canonical() == {"a/b.md": b"1", "c.md": b"2"}
 
 
 def test_journal_is_written_before_the_install() -> None:

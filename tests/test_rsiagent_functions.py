@@ -173,24 +173,41 @@ def test_inventory_listing_practice() -> None:
 
 
 def test_inventory_listing_osworld_and_ale() -> None:
-    """OSWorld's header and right-aligned sizes; ALE wraps the practice listing."""
-    assert inventory_listing({"x.md": b"12345"}, "osworld") == (
-        "Current durable-memory inventory (1 files):\n        5  x.md"
+    """``memory_preamble``: OSWorld's right-aligned sizes and ALE's ``_listing`` under
+    ``Current durable-memory inventory (N files):``; an empty bank says ``empty (0 files)``; the prose is
+    sized like upstream's (183 tokens with an empty bank)."""
+    from sim.tokens import count_tokens
+
+    osworld = inventory_listing({"x.md": b"12345"}, "osworld")
+    assert "\nCurrent durable-memory inventory (1 files):\n        5  x.md\n\n" in osworld
+    assert osworld.endswith("        5  x.md\n\n")
+    ale = inventory_listing({"a.md": b"abc", "b/c.md": b""}, "ale")
+    assert ale.endswith("\nCurrent durable-memory inventory (2 files):\na.md  3B\nb/c.md  0B\n\n")
+    empty = inventory_listing({}, "osworld")
+    assert empty.endswith("\nCurrent durable-memory inventory: empty (0 files).\n\n")
+    assert empty == inventory_listing({}, "ale") and count_tokens(empty) == 183
+
+
+def test_actor_charter_fences_the_inventory() -> None:
+    """``self_evolving_actor_charter``: ``DURABLE MEMORY FILES:`` then the inventory between ``---`` lines,
+    then the project verbatim; sized like upstream's charter plus runtime contract (629 tokens for a
+    two-word project and an empty bank)."""
+    from sim.tokens import count_tokens
+    from systems.rsiagent.model import actor_charter
+
+    text = actor_charter("  Build x \n", "")
+    assert "DURABLE MEMORY FILES:\n---\n(no durable memory files yet)\n---\n" in text
+    assert "\n---\nBuild x\n---\n" in text and count_tokens(text) == 629
+    assert "DURABLE MEMORY FILES:\n---\na.md  3B\n---" in actor_charter(
+        "p", inventory_listing({"a.md": b"abc"})
     )
-    assert inventory_listing({}, "ale") == "DURABLE MEMORY FILES:\n(no durable memory files yet)"
 
 
 def test_safe_memory_names() -> None:
-    """No absolute path and no empty, '.' or '..' part."""
-    assert [safe_memory_name(n) for n in ["a/b", "/a", "a//b", "./a", "a/..", "", 3]] == [
-        True,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-    ]
+    """``_safe_memory_name`` follows ``pathlib``: ``.``, ``./a``, ``a//b``, ``a/`` and ``a/./b`` normalize
+    to safe parts; an absolute path, ``..`` anywhere and "" are unsafe (``practice_loop.py``)."""
+    names = ["a/b", ".", "./a", "a//b", "a/", "a/./b", "/a", "a/..", "../x", "", 3]
+    assert [safe_memory_name(n) for n in names] == [True] * 6 + [False] * 5
 
 
 def test_pull_and_find_bytecode_rules_differ() -> None:
@@ -203,6 +220,19 @@ def test_pull_and_find_bytecode_rules_differ() -> None:
 def test_parse_verdict_ignores_fenced_lines() -> None:
     """Exactly one VERDICT line outside code fences."""
     assert parse_verdict("```\nVERDICT: FAIL\n```\nVERDICT: PASS") == "PASS"
+
+
+def test_parse_verdict_tilde_fences_markers_and_indented_lines() -> None:
+    """``_parse_unique_handoff`` (``practice_loop.py:413-445``): ``~~~`` opens a fence too, only the same
+    marker closes it, and lines indented by a tab or four spaces are skipped."""
+    from systems.rsiagent.model import VerifierProtocolError
+
+    assert parse_verdict("~~~\nVERDICT: PASS\n~~~\nVERDICT: FAIL") == "FAIL"
+    assert parse_verdict("~~~\n```\nVERDICT: PASS\n~~~\nVERDICT: FAIL") == "FAIL"
+    for report in ("    VERDICT: PASS", "\tVERDICT: PASS", "```\nVERDICT: PASS\n~~~\nVERDICT: FAIL"):
+        with pytest.raises(VerifierProtocolError):
+            parse_verdict(report)
+    assert parse_verdict("  VERDICT: PASS  ") == "PASS"
 
 
 def test_parse_decision_requires_project_root() -> None:
@@ -246,10 +276,14 @@ def test_cap_worklog_bounded(text: str, cap: int) -> None:
 def test_not_modeled_lines_appear_in_docstrings() -> None:
     """Every fidelity NOT_MODELED line is also a "Not modeled:" line in the model's docstrings."""
     import inspect
+    import pkgutil
+    from importlib import import_module
 
     from systems.rsiagent import fidelity, model
 
-    source = " ".join(inspect.getsource(model).split())
+    names = [m.name for m in pkgutil.iter_modules(model.__path__)]
+    mods = [model] + [import_module(f"{model.__name__}.{n}") for n in names]
+    source = " ".join(" ".join(inspect.getsource(m) for m in mods).split())
     missing = [
         line for line in fidelity.NOT_MODELED if "Not modeled: " + " ".join(line.split()) not in source
     ]

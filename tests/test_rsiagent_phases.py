@@ -10,7 +10,6 @@ from sim.engine import Simulation
 from sim.faults import FaultPlan
 from systems.rsiagent import faults as fp
 from systems.rsiagent.model import (
-    MEMORY_REVISIT,
     OSWORLD_MODE,
     FrozenMemoryUploadError,
     GuestVM,
@@ -22,9 +21,13 @@ from systems.rsiagent.model import (
     build_corpus,
     curriculum_turn,
     evolve_parallel_phase1,
+    evolve_practice,
     evolve_practice_project,
+    fence_grams,
+    manifest,
     memory_revisit,
     osworld_attach_memory,
+    parse_wave_handoff,
     read_curriculum_notes,
     tree_sha256,
     wave_resume_allowed,
@@ -37,14 +40,52 @@ from systems.rsiagent.policies import (
     Reconciler,
     VerifierPolicy,
 )
+from systems.rsiagent.state import SWITCHES
 
 LEAK = "open the quarterly budget spreadsheet and sort the second column"
-CORPUS = build_corpus([LEAK])
+TARGET = "Record the team standup in the video editor and export it as an mp4 file to the desktop folder."
+CORPUS = build_corpus([LEAK, TARGET])
 INSTR = "Write a word counter under /home/user/evolution_project."
 
 
-def _host(sim: Simulation, *fixes: str) -> Host:
-    return Host(sim, corpus=CORPUS, variant=Variant.fixed(*fixes) if fixes else Variant())
+def _host(sim: Simulation, *fixes: str, **kw: object) -> Host:
+    variant = SWITCHES.fixed(*fixes) if fixes else Variant()
+    return Host(sim, corpus=CORPUS, variant=variant, target=TARGET, **kw)  # type: ignore[arg-type]
+
+
+def test_learning_audit_authorizes_the_target_direction() -> None:
+    """``practice_loop.py:1696-1699``: the silent audit authorizes the *target direction*, so a bank that
+    quotes the target is installed, while one that quotes the practice project's own text is rejected
+    when that text shares an 8-gram with the corpus."""
+    project = (
+        "Open the quarterly budget spreadsheet and sort the second column under /home/user/evolution_project."
+    )
+    sim = Simulation(1)
+    host = _host(sim)
+    quote_target = ProjectSpec(1, project, ActorWork(), distiller=Distiller(add=(("t.md", TARGET),)))
+    assert evolve_practice_project(sim, host, quote_target).outcome == "installed"
+    quote_project = ProjectSpec(2, project, ActorWork(), distiller=Distiller(add=(("p.md", project),)))
+    assert evolve_practice_project(sim, host, quote_project).outcome == "quarantined"
+    assert host.boundary_log[0]["file"] == "p.md"
+
+
+def test_promote_route_authorizes_the_target_audit_surface() -> None:
+    """``_promote_learning`` authorizes ``_target_audit_surface``: the target plus ``NORMAL TASK-VISIBLE
+    INPUT PATHS:`` and the visible inputs, one per line."""
+    sim = Simulation(1)
+    host = _host(sim, visible_inputs=("/home/user/Desktop/standup.mp4",))
+    assert host.audit_surface() == TARGET
+    assert host.audit_surface(promote=True) == (
+        TARGET + "\n\nNORMAL TASK-VISIBLE INPUT PATHS:\n/home/user/Desktop/standup.mp4"
+    )
+    spec = ProjectSpec(
+        1, INSTR, ActorWork(), distiller=Distiller(add=(("t.md", TARGET),)), diagnosis=Diagnosis()
+    )
+    rec = evolve_practice_project(sim, host, spec)
+    assert rec.outcome == "installed"
+    assert host.journal_lines()[0].meta == {"kind": "unified-practice-project", "terminal_outcome": "PASS"}
+    out = json.loads(host.volume.tree.read_text("lineage/episodes/ep001/outcome.json"))
+    assert out["kind"] == "unified_practice_project" and out["learning_diagnosis"] == Diagnosis().text
 
 
 def test_work_phase_edits_are_discarded() -> None:
@@ -135,10 +176,72 @@ def test_fail_verdict_is_recorded() -> None:
         ),
     )
 
-    assert host.journal_lines()[0].meta == {"kind": "practice", "terminal_outcome": "FAIL"}
-    out = json.loads(host.volume.tree.read_text("lineage/episodes/ep001/outcome.json"))
-    assert out["verdict"] == "FAIL" and "f.md" in out["memory_after"]
-    assert host.volume.tree.exists("lineage/checkpoints/project_001/memory/f.md")
+    assert host.journal_lines()[0].meta == {"kind": "practice-terminal-memory", "terminal_outcome": "FAIL"}
+    raw = host.volume.tree.read_text("lineage/episodes/ep001/outcome.json")
+    out = json.loads(raw)
+    assert sorted(out) == [
+        "actor_handoffs",
+        "memory_after",
+        "memory_before",
+        "project",
+        "project_index",
+        "schema_version",
+        "terminal_outcome",
+        "verification_cycles",
+        "verifier_reports",
+    ]
+    assert out["terminal_outcome"] == "FAIL" and "f.md" in out["memory_after"] and raw.endswith("}\n")
+    assert raw.startswith('{\n  "actor_handoffs"')  # indent 2, sorted keys
+    md = host.volume.tree.read_text("lineage/episodes/ep001/outcome.md")
+    assert md.startswith("PROJECT 1\n\nORIGINAL NATURAL-LANGUAGE PROJECT (verbatim):\n" + INSTR)
+    assert not host.volume.tree.exists("lineage/checkpoints/project_001/memory/f.md")
+
+
+def test_state_json_at_project_end_and_on_every_exit() -> None:
+    """``state.json``: the running record at each project's end (``practice_loop.py:1732-1740``), the
+    ``finish()`` record on every exit, quarantine included (``1292-1309``)."""
+    sim = Simulation(1)
+    host = _host(sim)
+    specs = [
+        ProjectSpec(1, INSTR, ActorWork(), distiller=Distiller(add=(("a.md", "ok"),))),
+        ProjectSpec(2, INSTR, ActorWork(), distiller=Distiller(add=(("b.md", LEAK),))),
+    ]
+    evolve_practice_project(sim, host, specs[0])
+    state = json.loads(host.volume.tree.read_text("lineage/state.json"))
+    assert state == {
+        "schema_version": 1,
+        "status": "running",
+        "projects": 1,
+        "last_project": 1,
+        "target_sha256": host.target_sha256(),
+        "memory_manifest": manifest({"a.md": b"ok"}),
+    }
+    evolve_practice_project(sim, host, specs[1])
+    final = json.loads(host.volume.tree.read_text("lineage/state.json"))
+    assert final["status"] == "quarantined" and final["projects"] == 1
+    assert set(final) >= {"reason", "terminal_text", "phase1_exploration", "checkpoint_projects"}
+    sim = Simulation(1)
+    host = _host(sim)
+    evolve_practice(sim, host, specs[:1])
+    assert json.loads(host.volume.tree.read_text("lineage/state.json"))["status"] == "converged"
+
+
+def test_checkpoints_only_for_configured_projects_through_the_staged_install() -> None:
+    """Checkpoints for ``checkpoint_projects`` only (``practice_loop.py:1234-1262``): the staged install
+    into ``checkpoints/project_NNN/memory`` plus ``manifest.json``; project 0 at the start."""
+    sim = Simulation(1)
+    host = _host(sim, checkpoint_projects=(0, 2))
+    specs = [
+        ProjectSpec(ep, INSTR, ActorWork(), distiller=Distiller(add=((f"l{ep}.md", "x"),))) for ep in (1, 2)
+    ]
+    evolve_practice(sim, host, specs)
+    tree = host.volume.tree
+
+    assert not tree.exists("lineage/checkpoints/project_001/memory/l1.md")
+    assert tree.read_bytes("lineage/checkpoints/project_002/memory/l2.md") == b"x"
+    m = json.loads(tree.read_text("lineage/checkpoints/project_002/manifest.json"))
+    assert m["kind"] == "phase1_memory_checkpoint" and sorted(m["memory_manifest"]) == ["l1.md", "l2.md"]
+    assert host.volume.isdir("lineage/checkpoints/project_000/memory")
 
 
 def test_diagnosis_edits_are_still_pulled() -> None:
@@ -182,18 +285,24 @@ def test_notes_read_rules() -> None:
     assert read_curriculum_notes(sim, vm) == ""
     vm.volume.write(vm.NOTES, b"\xff")
     assert read_curriculum_notes(sim, vm) == ""
-    assert read_curriculum_notes(sim, vm, Variant.fixed("empty-notes-clear")) == ""
+    assert read_curriculum_notes(sim, vm, SWITCHES.fixed("empty-notes-clear")) == ""
     vm.volume.tree.delete(vm.NOTES)
-    assert read_curriculum_notes(sim, vm, Variant.fixed("empty-notes-clear")) is None
+    assert read_curriculum_notes(sim, vm, SWITCHES.fixed("empty-notes-clear")) is None
 
 
 def test_notes_audit_hit_quarantines() -> None:
-    """Notes quoting another task are audited and quarantine the run."""
+    """Notes are audited by the exam fence's ``audit_text`` (its own ``[a-z0-9']+`` words, the path, repo
+    and task-id rules), not the shingle audit: notes quoting an exam instruction, a benchmark path or an
+    exam task id quarantine the run."""
+    for notes in (LEAK, "see evaluation_examples/task_class", "like Task_042 did"):
+        sim = Simulation(1)
+        host = _host(sim, fence=fence_grams([LEAK]))
+        curriculum_turn(sim, host, GuestVM(sim, "cur"), CurriculumTurn(notes_text=notes, instruction=INSTR))
+        assert host.state == "quarantined" and host.notes == "", notes
     sim = Simulation(1)
     host = _host(sim)
     curriculum_turn(sim, host, GuestVM(sim, "cur"), CurriculumTurn(notes_text=LEAK, instruction=INSTR))
-
-    assert host.state == "quarantined" and host.notes == ""
+    assert host.state == "running" and host.notes == LEAK  # not an exam-seat instruction: no fence gram
 
 
 def test_none_ablation_changes_only_what_curriculum_sees() -> None:
@@ -237,14 +346,14 @@ def test_osworld_continues_memory_off_but_claims_memory() -> None:
         "",
         "~/.memory",
     )
-    assert memory_revisit(rec.env_memory_dir, "fold") == MEMORY_REVISIT.format(root="~/.memory")
+    assert memory_revisit(rec.env_memory_dir, "fold").startswith("\n\n[MEMORY RETRIEVAL OPPORTUNITY]")
 
 
 def test_ale_raises_on_failed_upload() -> None:
     """ALE: a failed upload raises; a good one is verified and listed."""
     sim = Simulation(1)
     rec = ale_attach_memory(sim, GuestVM(sim, "ale"), {"a.md": b"1"})
-    assert rec.preamble == "DURABLE MEMORY FILES:\na.md  1B"
+    assert rec.preamble.endswith("\nCurrent durable-memory inventory (1 files):\na.md  1B\n\n")
     sim.faults = FaultPlan.parse([f"fail@{fp.ALE_PUSH}"])
     with pytest.raises(FrozenMemoryUploadError, match="Frozen evaluation memory upload failed"):
         ale_attach_memory(sim, GuestVM(sim, "ale2"), {"a.md": b"1"})
@@ -273,25 +382,36 @@ def test_wave_branches_run_concurrently_and_commit_in_assignment_order() -> None
     assert [o.agent for o in verdicts] == ["verifier-4", "verifier-3", "verifier-2", "verifier-1"]
     assert [o.data["episode"] for o in sim.trace.data.ops if o.op == "commit_learning"] == [1, 2, 3, 4]
     assert res.changes[1] == {"created": ["b1.md"], "deleted": [], "modified": [], "unchanged": ["b0.md"]}
+    assert [j.meta["kind"] for j in host.journal_lines()] == ["phase1-parallel-terminal-memory"] * 4
+    state = json.loads(host.volume.tree.read_text("lineage/state.json"))
+    assert (state["schema_version"], state["status"], state["waves"], state["projects"]) == (
+        2,
+        "running",
+        1,
+        4,
+    )
+    assert not wave_resume_allowed(host)  # a running lineage is not an infrastructure stop
+    host.finish("infra", "operator stop")
     assert wave_resume_allowed(host)
 
 
 def test_wave_writes_before_after_and_changes_per_branch() -> None:
-    """§2.8 step 5: each committed branch leaves memory_before_commit, memory_after_commit, memory_changes."""
+    """``_commit_branch_memory``: each committed branch leaves full staged copies of the canonical tree
+    before and after its commit, and its outcome records the changes."""
     sim = Simulation(1)
     host = _host(sim)
     res = evolve_parallel_phase1(sim, host, _wave_specs(2))
-    tree = host.volume.tree
+    vol = host.volume
 
-    def load(k: int, name: str) -> object:
-        return json.loads(tree.read_text(f"lineage/wave/branch-{k}/{name}.json"))
-
-    assert sorted(load(1, "memory_before_commit")) == [] and sorted(load(1, "memory_after_commit")) == [
-        "b0.md"
-    ]
-    assert sorted(load(2, "memory_before_commit")) == ["b0.md"]
-    assert sorted(load(2, "memory_after_commit")) == ["b0.md", "b1.md"]
-    assert load(2, "memory_changes") == res.changes[1]
+    assert vol.read_tree("lineage/episodes/ep001/memory_before_commit") == {}
+    assert vol.isdir("lineage/episodes/ep001/memory_before_commit")
+    assert sorted(vol.read_tree("lineage/episodes/ep001/memory_after_commit")) == ["b0.md"]
+    assert sorted(vol.read_tree("lineage/episodes/ep002/memory_before_commit")) == ["b0.md"]
+    assert sorted(vol.read_tree("lineage/episodes/ep002/memory_after_commit")) == ["b0.md", "b1.md"]
+    out = json.loads(vol.tree.read_text("lineage/episodes/ep002/outcome.json"))
+    assert out["memory_changes"] == res.changes[1] and out["schema_version"] == 2
+    assert out["wave_index"] == 1 and out["project_id"] == "p002"
+    assert vol.tree.read_text("lineage/waves/wave_001/outcomes.md").startswith("WAVE 1 CURRICULUM RATIONALE:")
 
 
 def test_wave_partial_commit_on_rejection() -> None:
@@ -302,9 +422,12 @@ def test_wave_partial_commit_on_rejection() -> None:
 
     assert not res.outcome_written and host.state == "quarantined"
     assert sorted(host.canonical()) == ["b0.md", "b1.md"]
-    assert not host.volume.tree.exists("lineage/wave/outcomes.md")
-    assert not host.volume.tree.exists("lineage/wave/branch-3/memory_after_commit.json")
+    assert not host.volume.tree.exists("lineage/waves/wave_001/outcomes.md")
+    assert not host.volume.isdir("lineage/episodes/ep003/memory_after_commit")
+    assert json.loads(host.volume.tree.read_text("lineage/state.json"))["status"] == "quarantined"
     assert not wave_resume_allowed(host)
+    host.finish("infra", "pretend the stop was infrastructure")
+    assert not wave_resume_allowed(host)  # the ledger's memory chain ends before the canonical bank
 
 
 def test_wave_aborts_before_any_commit_on_branch_error() -> None:
@@ -319,31 +442,53 @@ def test_wave_aborts_before_any_commit_on_branch_error() -> None:
     assert [o for o in sim.trace.data.ops if o.op == "commit_learning"] == []
 
 
-def test_wave_rejects_more_than_four_branches() -> None:
-    """max_parallel is 4."""
+def test_a_five_project_wave_runs_at_most_four_branches_at_once() -> None:
+    """``max_parallel`` is host scheduling capacity, not wave width (``phase1_wave.py``): a five-project
+    wave is valid; the fifth branch starts when a slot frees."""
     sim = Simulation(1)
-    with pytest.raises(ValueError):
-        evolve_parallel_phase1(sim, _host(sim), _wave_specs(5))
+    host = _host(sim)
+    specs = [
+        ProjectSpec(k + 1, INSTR, ActorWork(duration_s=100.0), distiller=Distiller(add=((f"b{k}.md", "x"),)))
+        for k in range(5)
+    ]
+    res = evolve_parallel_phase1(sim, host, specs)
+
+    assert res.outcome_written and len(host.canonical()) == 5
+    verdicts = {o.agent: o.time for o in sim.trace.data.ops if o.op == "verify"}
+    assert sorted(verdicts.values()) == [100.0] * 4 + [210.0]
 
 
 def test_wave_publication_rules() -> None:
-    """Unique, well-formed project ids; instructions name the project root; at most four."""
-    from systems.rsiagent.model import validate_wave_publication
-
+    """``parse_wave_handoff``: rejects a blank rationale, a non-WAVE decision listing projects, a WAVE
+    with none, non-string or malformed or repeated ids, non-dict records and instructions without the
+    project root; strips the rationale and instructions; any width."""
     ok = {
         "decision": "WAVE",
-        "rationale": "r",
-        "projects": [{"id": "p-1", "instruction": "work in /home/user/evolution_project"}],
+        "rationale": " r ",
+        "projects": [
+            {"id": f"p-{i}", "instruction": " work in /home/user/evolution_project "} for i in range(6)
+        ],
     }
-    assert validate_wave_publication(ok) == ok["projects"]
+    parsed = parse_wave_handoff(json.dumps(ok))
+    assert parsed is not None and parsed.rationale == "r" and len(parsed.projects) == 6
+    assert parsed.projects[0].instruction == "work in /home/user/evolution_project"
+    saturated = parse_wave_handoff(json.dumps({"decision": "SATURATED", "rationale": "done", "projects": []}))
+    assert saturated is not None and saturated.projects == ()
+    project = ok["projects"][0]  # type: ignore[index]
     for bad in (
         {**ok, "decision": "GO"},
-        {**ok, "projects": ok["projects"] * 2},
+        {**ok, "rationale": "  "},
+        {"decision": "STALLED", "rationale": "r", "projects": [project]},
+        {**ok, "projects": []},
+        {**ok, "projects": [project, project]},
+        {**ok, "projects": [{"id": 1, "instruction": "/home/user/evolution_project"}]},
         {**ok, "projects": [{"id": "P1", "instruction": "/home/user/evolution_project"}]},
         {**ok, "projects": [{"id": "p1", "instruction": "elsewhere"}]},
+        {**ok, "projects": ["p1"]},
+        [ok],
     ):
-        with pytest.raises(ValueError):
-            validate_wave_publication(bad)
+        assert parse_wave_handoff(json.dumps(bad)) is None, bad
+    assert parse_wave_handoff("not json") is None
 
 
 def test_verdict_must_be_unique_outside_fences() -> None:
@@ -358,7 +503,7 @@ def test_verdict_must_be_unique_outside_fences() -> None:
 def test_existing_checkpoint_is_infra() -> None:
     """checkpoints/project_NNN/memory must not exist before the commit writes it."""
     sim = Simulation(1)
-    host = _host(sim)
+    host = _host(sim, checkpoint_projects=(1,))
     host.volume.write("lineage/checkpoints/project_001/memory/x.md", b"stale")
     with pytest.raises(PracticeInfrastructureError, match="already exists"):
         evolve_practice_project(sim, host, ProjectSpec(1, INSTR, ActorWork()))

@@ -1,49 +1,62 @@
-"""The RSIAgent checkers on hand-written histories (Maelstrom style: empty, holding, violated)."""
+"""The RSIAgent checkers on hand-written histories (Maelstrom style: empty, holding, violated), each
+including the degenerate design that switches the mechanism off (it must be rejected too)."""
 
 from systems.rsiagent import properties as p
-from systems.rsiagent.state import JournalLine
 
 A = {"a.md": b"FACT-0001=red"}
 B = {"b.md": b"FACT-0002=tan"}
+F1 = frozenset({"FACT-0001"})
 
 
-def test_work_lessons_checker() -> None:
-    """Lost unless committed or explicitly withdrawn; empty is fine."""
-    assert p.check_work_lessons_kept({}, [], {}).holds
-    assert p.check_work_lessons_kept(A, [], A).holds
-    assert p.check_work_lessons_kept(A, ["a.md"], {}).holds
-    assert "FACT-0001" in p.check_work_lessons_kept(A, [], B).detail
+def test_lessons_checker() -> None:
+    """Work-phase and distilled lessons must be committed unless withdrawn; committing nothing fails."""
+    assert p.check_lessons_committed({}, {}, [], {}).holds
+    assert p.check_lessons_committed(A, B, [], {**A, **B}).holds
+    assert p.check_lessons_committed(A, {}, ["a.md"], {}).holds
+    assert "work-phase" in p.check_lessons_committed(A, {}, [], B).detail
+    assert "distilled" in p.check_lessons_committed({}, B, [], {}).detail  # commit-off
 
 
 def test_journal_checkers() -> None:
-    """Archives must hold each journaled tree; each line's tree must have been installed."""
-    assert p.check_journal_recoverable([], {}).holds
-    assert p.check_journal_recoverable([(1, A)], {1: A}).holds
-    assert not p.check_journal_recoverable([(1, A), (1, B)], {1: B}).holds
-    line = JournalLine(1, 1, 13, "ts")
-    assert p.check_journal_matches_installs([line], {1: A}, [{}, A]).holds
-    assert not p.check_journal_matches_installs([line], {1: A}, [{}]).holds
+    """Archives must hold each journaled tree with one line per call; lines and installs pair up."""
+    r = "lineage/memory_journal"
+    assert p.check_journal_recoverable([], {}, {}).holds
+    assert p.check_journal_recoverable([(r, 1, A)], {(r, 1): A}, {r: 1}).holds
+    assert not p.check_journal_recoverable([(r, 1, A), (r, 1, B)], {(r, 1): B}, {r: 2}).holds
+    assert not p.check_journal_recoverable([(r, 1, A)], {}, {}).holds  # journal-off
+    assert not p.check_journal_recoverable([(r, 1, A)], {(r, 1): A}, {r: 2}).holds
+    assert p.check_journal_matches_installs([A, B], [A, B]).holds
+    assert not p.check_journal_matches_installs([A], []).holds  # journaled, never installed
+    assert not p.check_journal_matches_installs([], [A]).holds  # journal-off
+    assert not p.check_journal_matches_installs([B], [A]).holds
 
 
 def test_wave_checkers() -> None:
-    """Sibling facts survive unless withdrawn; a wave is all or nothing."""
-    f1 = frozenset({"FACT-0001"})
-    assert p.check_sibling_facts_survive([(f1, frozenset())], A).holds
-    assert p.check_sibling_facts_survive([(f1, f1)], {}).holds
-    assert not p.check_sibling_facts_survive([(f1, frozenset())], B).holds
-    assert p.check_wave_atomic(A, {}, True).holds
-    assert p.check_wave_atomic({}, {}, False).holds
-    assert not p.check_wave_atomic(A, {}, False).holds
+    """Sibling facts survive unless withdrawn; a wave is all or nothing and a clean one publishes."""
+    assert p.check_sibling_facts_survive([(F1, frozenset())], A).holds
+    assert p.check_sibling_facts_survive([(F1, F1)], {}).holds
+    assert not p.check_sibling_facts_survive([(F1, frozenset())], B).holds  # lost, or commit-off
+    assert p.check_wave_atomic(A, {}, True, F1, True).holds
+    assert p.check_wave_atomic({}, {}, False, F1, False).holds
+    assert not p.check_wave_atomic(A, {}, False, F1, False).holds
+    assert not p.check_wave_atomic({}, {}, False, F1, True).holds
+    assert not p.check_wave_atomic({}, {}, True, F1, True).holds  # commit-off: published, nothing in it
 
 
 def test_fold_checkers() -> None:
-    """Folded facts must reach the log; the old log is kept; the guard leaves nothing foldable above high."""
-    assert p.check_fold_keeps_facts(frozenset({"FACT-0001"}), "- FACT-0001=red").holds
-    assert not p.check_fold_keeps_facts(frozenset({"FACT-0001"}), "").holds
-    assert p.check_log_kept("FACT-0001=red", "x FACT-0001=red").holds
-    assert not p.check_log_kept("FACT-0001=red", "[env] x").holds
-    assert p.check_fold_guard(10, 5, 0).holds and p.check_fold_guard(4, 5, 3).holds
-    assert not p.check_fold_guard(10, 5, 1).holds
+    """Observed and old-log facts reach the request; the fold runs; the guard keeps full batches and
+    brings the context under high water within a batch of calls."""
+    assert p.check_facts_reach_request(F1, "WORK LOG - FACT-0001=red").holds
+    assert not p.check_facts_reach_request(F1, "").holds
+    assert p.check_fold_ran(10, 1, 8, 2).holds and not p.check_fold_ran(10, 1, 0, 2).holds  # fold-off
+    assert p.check_log_and_batch_kept("FACT-0001=red", frozenset(), "x FACT-0001=red").holds
+    assert "erased" in p.check_log_and_batch_kept("FACT-0001=red", frozenset(), "[env] x").detail
+    assert "lost" in p.check_log_and_batch_kept("", F1, "").detail  # digest-off
+    above, fits = (5000, True), (1000, True)
+    assert p.check_fold_guard([above, above, fits], [2], 4000, 2).holds
+    assert not p.check_fold_guard([fits], [1], 4000, 2).holds  # a partial batch: the guard is gone
+    assert not p.check_fold_guard([above] * 3, [], 4000, 2).holds  # stuck, or fold-off
+    assert p.check_fold_guard([(5000, False)] * 5, [], 4000, 2).holds  # the floor alone is too big
 
 
 def test_handoff_checkers() -> None:
@@ -55,19 +68,24 @@ def test_handoff_checkers() -> None:
 
 
 def test_bank_and_record_checkers() -> None:
-    """Bank writes, notes, install reads, memory claims, diagnosis and empty pulls."""
-    assert p.check_bank_admitted(A, [], True, [], True).holds
-    assert not p.check_bank_admitted(A, ["lineage/x.md"], True, [], True).holds
-    assert not p.check_bank_admitted(A, [], True, ["a.md"], True).holds
-    assert not p.check_bank_admitted(A, [], False, [], True).holds
-    assert p.check_notes_current("H", "H").holds and not p.check_notes_current("H", "").holds
+    """Bank writes, notes, install reads, memory claims, diagnosis and pulls."""
+    assert p.check_bank_written(A, True, A, B, [], [A]).holds
+    assert not p.check_bank_written(A, True, A, B, ["lineage/x.md"], [A]).holds
+    assert not p.check_bank_written(A, True, A, B, [], []).holds  # no journal entry
+    assert not p.check_bank_written(A, True, B, B, [], []).holds  # write-memory-off
+    assert not p.check_bank_written(A, False, A, B, [], [A]).holds  # an unaudited leak installed
+    assert p.check_notes_current("H", "H").holds and not p.check_notes_current("", "H").holds
     assert p.check_reads_old_or_new([("x", A), ("y", B)], A, B).holds
     assert not p.check_reads_old_or_new([("between", {})], A, B).holds
-    assert p.check_memory_claim("off", False, None).holds
-    assert p.check_memory_claim("frozen_host_snapshot_copy_in_only", True, "~/.memory").holds
-    assert not p.check_memory_claim("frozen_host_snapshot_copy_in_only", False, "~/.memory").holds
-    assert p.check_diagnosis_not_promoted({"a": "1"}, {"a": "1"}).holds
-    assert not p.check_diagnosis_not_promoted({"a": "1", "d": "2"}, {"a": "1"}).holds
-    assert p.check_no_silent_empty(A, A, "installed").holds
-    assert p.check_no_silent_empty({}, {}, "installed").holds
-    assert not p.check_no_silent_empty(A, {}, "installed").holds
+    assert p.check_installed(B, B, []).holds and not p.check_installed(A, B, []).holds  # install-off
+    assert not p.check_installed(B, B, ["lineage/.memory.backup-1"]).holds
+    assert p.check_memory_claim("off", False, None, False).holds
+    assert p.check_memory_claim("frozen_host_snapshot_copy_in_only", True, "~/.memory", True).holds
+    assert not p.check_memory_claim("frozen_host_snapshot_copy_in_only", False, "~/.memory", False).holds
+    assert not p.check_memory_claim("off", True, None, True).holds  # osworld-memory-off
+    assert p.check_diagnosis_not_promoted({"a": "1"}, {"a": "1"}, frozenset(), {}).holds
+    assert not p.check_diagnosis_not_promoted({"a": "1", "d": "2"}, {"a": "1"}, frozenset(), {}).holds
+    assert not p.check_diagnosis_not_promoted({}, {}, F1, {}).holds  # commit-off
+    assert p.check_pull_commit(A, A, True).holds and p.check_pull_commit(A, None, False).holds
+    assert not p.check_pull_commit(A, {}, False).holds
+    assert not p.check_pull_commit(A, None, True).holds  # pull-off

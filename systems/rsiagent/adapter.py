@@ -1,53 +1,74 @@
 """The RSIAgent adapter for the cross-design context-budget benchmark: a target-role Actor loop with WORK LOG
 folding (MEM-RTE-worklog-fold), a frozen bank shown as a names-and-sizes inventory (RT-BAP-actor-method).
 
-Host policy assumed:
+What matches upstream (``core/loop.py`` ``run_attempt`` / ``_fold_summary`` @ 57c8ac28): the history is
+(user, assistant) pairs whose pair 0 is the opening TASK message; the fold runs before each model call
+and the pending observation is neither counted nor foldable; the keep window (``_effective_keep``: the
+6-pair floor, the character budget, the ``history_keep_pairs`` ceiling), the high/low-water hysteresis in
+full ``fold_batch`` batches (the floor guard), the head/tail fold input, the stripped and capped summary,
+the digest fallback, the fold memory note appended to the pending message, and the context after a fold
+(``TASK (verbatim, unchanged ...)`` + the raw instruction + the WORK LOG as one message, then the unfolded
+history, then the pending message). The variant (``--designs rsiagent:fixed``) switches the fold fixes on;
+the knobs (:class:`systems.rsiagent.design.Knobs`) set the loop settings.
+
+Host policy assumed (not upstream):
 
 * The run is a target (evaluation) run, the only route where upstream folds: the target role's loop
-  settings (``ROLE_DEFAULTS["target"]``) with its character thresholds scaled to the budget.
+  settings (``ROLE_DEFAULTS["target"]``, or the knobs) with its character thresholds scaled to the budget.
   **The scaling is our assumption, not upstream behaviour**: upstream's ``keep_chars`` (500,000),
   ``ctx_high_water`` (900,000), ``ctx_low_water`` (500,000) and ``worklog_max_chars`` (500,000) are
   fixed character counts that know nothing of the provider window. We assume they were sized for a
   262,144-token window (900,000 chars ≈ 3.4 chars/token × 262,144) and multiply each by
-  ``budget / 262_144`` (:func:`scaled_target`). Pair counts (``history_keep_pairs`` 80, ``fold_batch``
-  10, the 6-pair keep floor) and the literal 12,000 / 6,000-character handoff slices are not scaled.
-* **Finding, kept faithful: small windows overflow.** At an 8,000-token window about three quarters of
-  the requests exceed the window (429 of 572 over seeds 0-2 of ``memsim bench --designs rsiagent
-  --budgets 8000``; 188 of 220 for seed 0). The design cannot fit there: ``_effective_keep`` never keeps
-  fewer than 6 pairs, and folds come in whole batches of ``fold_batch`` = 10 pairs once size passes high
-  water (fewer foldable pairs than a batch fold nothing, §3.7), so the unfolded tail holds 6 to 15 pairs
-  (more while stuck) of ~1,100-token observations. The six newest observations alone exceed 8,000
-  tokens in about a third of the overflowing requests, before the charter, WORK LOG and question are
-  added. (The workload is ~4.7 chars/token, so the scaled high water of 27,466 chars is ~5,800 tokens.)
-  We do not shrink the floor or the batch to make it fit; at 32,000 and 128,000 tokens nothing
-  overflows.
-* Each workload step is one Actor turn: a short ``PROGRAM:`` reply and the observation as the
-  environment's message. The loop folds after each turn as upstream does; the summarizer keeps every fact
-  token it sees minus ``drawn.lossiness`` of the new ones (stream ``rsiagent.adapter.summarizer``).
-* The frozen bank is attached at the start (a push of a small lesson tree with no workload facts) and is
-  not written during the run (phase-3 freeze, no writeback); the Actor never re-reads it here.
-* No stall occurs, so no restart; the probe question is appended as the last part.
-* The request is: system charter with the bank inventory, ``TASK (verbatim…)`` + WORK LOG as one message
-  (after a fold), the unfolded pairs, any memory-revisit note, and the question. RSIAgent has no token
-  estimator (its budgets are characters), so ``estimate`` is None.
+  ``budget / 262_144`` (:func:`scaled_target`; knob ``scale=false`` turns it off). Pair counts
+  (``history_keep_pairs`` 80, ``fold_batch`` 10, the 6-pair keep floor) are not scaled.
+* **Finding, kept faithful: small windows overflow.** At an 8,000-token window 466 of the 572 requests
+  over seeds 0-2 of ``memsim bench --designs rsiagent --budgets 8000`` exceed the window (202 of 220 for
+  seed 0; 429 before the fold's alignment was corrected: the pending observation is never foldable and
+  pair 0 is the TASK message). The design cannot fit there: ``_effective_keep`` never keeps fewer than
+  6 pairs, and folds come in whole batches of ``fold_batch`` = 10 pairs once size passes high water
+  (fewer foldable pairs than a batch fold nothing, the v11 floor guard), so the unfolded history holds
+  6 to 30 pairs of ~1,100-token observations: in 442 of the 466 the unfolded history and the pending
+  observation alone exceed the window, in 134 the six newest observations alone do. (The workload is
+  ~4.7 chars/token, so the scaled high water of 27,466 chars is ~5,800 tokens.) We do not shrink the
+  floor or the batch to make it fit. At 32,000 tokens 2 of 572 requests overflow (a large pending
+  observation), at 128,000 none; with every fix on (``rsiagent:fixed``) 460 of 572 at 8,000.
+* Pair 0 is the opening TASK message and a first reconnaissance reply, made before the workload (not a
+  workload step, so not recorded). Each workload step is then one model call: its observation is the
+  pending user message, the reply is a short ``PROGRAM:``; the summarizer keeps every fact token it sees
+  minus ``drawn.lossiness`` of the new ones (stream ``rsiagent.adapter.summarizer``). Its calls are not
+  recorded (the harness records one request per step).
+* The frozen bank is attached at the start (a small lesson tree with no workload facts, shown through
+  ``memory_preamble``) and is not written during the run (phase-3 freeze, no writeback); the Actor never
+  re-reads it here.
+* No stall occurs, so no restart; the probe question is a transient last part (it never enters the
+  history).
+* The request is: the charter, the bank inventory, ``TASK (verbatim…)`` + WORK LOG as one message (after a
+  fold), the unfolded history, the pending observation (with any fold note), and the question. RSIAgent
+  has no token estimator (its budgets are characters), so ``estimate`` is None.
 * Storage: the frozen bank copy, the raw transcript archive (every message appended) and the saved WORK
   LOG artifact (rewritten at each fold).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
+from systems.rsiagent.design import Knobs
 from systems.rsiagent.model import ROLE_DEFAULTS, ActorLoop, inventory_listing
 from systems.rsiagent.policies import Summarizer
-from systems.rsiagent.state import LoopConfig, Message
+from systems.rsiagent.state import LoopConfig
 
 #: The window we assume upstream's target-role character thresholds were sized for (tokens).
-UPSTREAM_WINDOW_TOKENS = 262_144
+UPSTREAM_WINDOW_TOKENS = Knobs.model_validate({}).upstream_window
 
+CHARTER = (
+    "You are the Actor on a target run. Your durable memory at ~/.memory is attached read-only evidence; "
+    "read files through Programs if useful."
+)
 FROZEN_BANK = {
     "INDEX.md": b"Lessons from practice. Read what is relevant; nothing here is privileged.\n",
     "lessons/verify-before-submit.md": b"Re-probe the machine before submitting; the log may be stale.\n",
@@ -55,10 +76,21 @@ FROZEN_BANK = {
 }
 
 
-def scaled_target(budget: int) -> LoopConfig:
-    """The target role's loop settings with its character thresholds scaled to *budget* tokens
-    (``budget / 262,144``: our assumption, not upstream behaviour)."""
-    return ROLE_DEFAULTS["target"].scaled(budget / UPSTREAM_WINDOW_TOKENS)
+def scaled_target(budget: int, knobs: Knobs | None = None) -> LoopConfig:
+    """The target role's loop settings (as set by *knobs*, upstream's by default) with its character
+    thresholds scaled to *budget* tokens by ``budget / upstream_window`` (our assumption, not upstream
+    behaviour) unless ``knobs.scale`` is false."""
+    k = knobs or Knobs.model_validate({})
+    cfg = replace(
+        ROLE_DEFAULTS["target"],
+        history_keep_pairs=k.history_keep_pairs,
+        keep_chars=k.keep_chars,
+        ctx_high_water=k.ctx_high_water,
+        ctx_low_water=k.ctx_low_water,
+        fold_batch=k.fold_batch,
+        worklog_max_chars=k.worklog_max_chars,
+    )
+    return cfg.scaled(budget / k.upstream_window) if k.scale else cfg
 
 
 class Adapter:
@@ -70,24 +102,25 @@ class Adapter:
         self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
     ) -> None:
         self.sim = sim
-        self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
+        self.variant = variant
+        self.knobs = knobs if isinstance(knobs, Knobs) else Knobs.model_validate(knobs or {})
         self.budget = budget
-        self.cfg = scaled_target(budget)
-        charter = (
-            "You are the Actor on a target run. Your durable memory at ~/.memory is attached read-only "
-            "evidence; read files through Programs if useful.\nDURABLE MEMORY FILES:\n"
-            + inventory_listing(FROZEN_BANK, "practice")
-        )
+        self.cfg = scaled_target(budget, self.knobs)
         self.loop = ActorLoop(
             sim,
             self.cfg,
             Summarizer(lossiness=drawn.lossiness),
-            task="Complete the target task; answer questions about values you observed.",
+            instruction="Complete the target task; answer questions about values you observed.",
             agent="actor",
-            system_prompt=charter,
+            variant=variant,
+            system_prompt=CHARTER,
+            memory_prompt=inventory_listing(FROZEN_BANK, "ale"),
             env_memory_dir="~/.memory",
             rng_name="rsiagent.adapter.summarizer",
+            record_folds=False,
         )
+        # pair 0: the opening TASK message and the first (reconnaissance) reply, before the workload
+        self.loop.call("PROGRAM: recon", record=False)
         bank_bytes = sum(len(d) for d in FROZEN_BANK.values())
         self._durable_bank = bank_bytes
         self._transcript = 0
@@ -96,19 +129,21 @@ class Adapter:
         self._ops = len(FROZEN_BANK)
 
     def step(self, step: WorkStep) -> ModelRequest:
-        """One Actor turn: the observation joins the history, the loop folds, the context is assembled."""
-        reply = Message("assistant", f"PROGRAM: inspect step {step.index}")
-        env = Message("user", step.observation)
-        folds = self.loop.add_pair(reply, env)
-        added = len(reply.content.encode()) + len(env.content.encode())
+        """One Actor turn: the observation is the pending user message; the model call folds first (the
+        pending observation is not foldable), then the context is assembled with the probe question as a
+        transient last part, and the observation and the reply join the history."""
+        folds = len(self.loop.folds)
+        self.loop.observe(step.observation)
+        reply = f"PROGRAM: inspect step {step.index}"
+        parts = tuple(self.loop.call(reply, question=step.question, record=False))
+        added = len(step.observation.encode()) + len(reply.encode())
         self._transcript += added
         self._written += added
         self._ops += 2
-        for _ in folds:
+        for _ in range(len(self.loop.folds) - folds):
             self._worklog = len(self.loop.summary.encode())
             self._written += self._worklog
             self._ops += 1
-        parts = tuple(self.loop.context(step.question))
         return ModelRequest(parts, None, "rsiagent.target.step")
 
     def storage(self) -> StorageStats:

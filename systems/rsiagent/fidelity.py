@@ -35,7 +35,12 @@ OPERATIONS: list[Operation] = [
     Operation(
         "silent_audit",
         ("RT-RTE-learning-admission",),
-        "8-word shingles against the corpus minus authorized text and 12-word near windows",
+        "8-word shingles against the corpus minus the authorized target direction and 12-word near windows",
+    ),
+    Operation(
+        "exam_fence.audit_text",
+        ("MEM-OBJ-curriculum-notes",),
+        "the notes audit: paths, repository URLs, exam task ids and [a-z0-9']+ instruction 8-grams",
     ),
     Operation(
         "journal",
@@ -69,8 +74,8 @@ OPERATIONS: list[Operation] = [
     Operation(
         "evolve_parallel_phase1",
         ("RT-RTE-learning-admission", "MEM-OBJ-memory"),
-        "≤4 concurrent SimPy branches from the snapshot, drained, then serialized commits that re-push "
-        "the latest canonical bank",
+        "SimPy branches from the snapshot (at most max_parallel=4 at once, any wave width), drained, then "
+        "serialized commits that re-push the latest canonical bank",
     ),
     Operation(
         "osworld / ale memory attach",
@@ -81,12 +86,13 @@ OPERATIONS: list[Operation] = [
     Operation(
         "_fold_once / maybe_fold",
         ("MEM-RTE-worklog-fold", "MEM-OBJ-work-log"),
-        "keep window, high/low-water hysteresis or legacy count, head/tail fold input, cap or digest",
+        "before each model call over [user, assistant] pairs (TASK pair 0, pending message excluded): keep "
+        "window, high/low-water hysteresis or legacy count, head/tail fold input, strip + cap or digest",
     ),
     Operation(
         "run_with_resume",
         ("MEM-OBJ-work-log", "RT-OBJ-loop-result"),
-        "stalled restart: eligibility, synthesized log, 12k/6k handoff, strategy review",
+        "stalled restart: eligibility, synthesized log (one summarizer call), 12k/6k handoff, review",
     ),
     Operation(
         "_agentic_substantive_checkpoint / semantic replay",
@@ -113,20 +119,27 @@ NOT_MODELED: list[str] = [
     "symlinked destinations (refused upstream); the pid is a constant.",
     "the FAIL-is-not-success rule is an instruction, not a check.",
     "the Curriculum's fixture capture and the evidence view (programs, traces, SHA256SUMS).",
+    "the Curriculum phases between projects (see :func:`curriculum_turn`).",
     "the retry of a branch after a pre-verdict physical failure; branch fixtures.",
-    "the other preconditions of §2.17.",
+    "the Curriculum's wave authoring (its segments, drafts and fixture checks): the publication is given.",
+    "the event log (``PHASE1_WAVE_COMPLETED``), ``memory_frozen``, later phases, the protocol fields and "
+    "the Curriculum transcripts.",
     "the second verify_memory after the ALE episode (only the post-upload check is made).",
     "a separate evaluation role YAML (evaluation runs use the target role's loop settings).",
     "the fixed variant's per-chunk summarizer calls (one call sees every chunk).",
-    "the exact wording of the restart and pivot handoff messages.",
+    "the transport pause and retry around the call (``_call_with_transport_pause``).",
+    "the Verifier bounce and the repeat and cycle detectors of ``run_attempt``; their ``verifier`` and "
+    "``stagnation`` memory notes are appended with :meth:`note` by the caller.",
     "upstream's real action grammar.",
     "symlink roots and symlinks inside the bank (_read_memory_tree raises on them): trees hold files.",
     "the Verifier's re-check that the candidate and evidence are unchanged (fail closed).",
     "the verified-practice memory recovery and the other recovery variants (§2.17) beyond the wave "
     "state check and the fixed variant's startup install recovery.",
-    "unified evolution cycles beyond the restarting experience_index used by the journal claim.",
+    "unified evolution cycles beyond their restarting experience_index and per-cycle journal roots "
+    "(used by the journal claim).",
     "model calls: every model decision is a seeded policy of systems.rsiagent.policies.",
     "mode 0600 of boundary_audit.json and file modes in general.",
+    "the mkstemp/replace/fsync dance of atomic JSON writes (one write here).",
     "upstream's distillation draft (visible only to reconciliation): distillation edits the bank.",
     "tamper checks of the candidate and evidence view, and the history-hygiene empty-reply fallback.",
     "role keys outside the loop (actor practice_mode and independent_verify; target "
@@ -135,6 +148,13 @@ NOT_MODELED: list[str] = [
     "result carries its status).",
     "boundary errors raised inside a branch (transcript audits) and their precedence over infra errors "
     "in the drain (the first branch error aborts the wave).",
+    "the exact wording of the Curriculum, Verifier, distillation, reconciliation and learning-diagnosis "
+    "prompts (short stand-ins; the Actor charter, inventories, fold and restart texts are sized like "
+    "upstream's).",
+    "the exam fence's grader-constant tuples (L4: they need the graders' sources).",
+    "the exam fence's audits of agent transcripts (``boundary_audit.json``), prompts, handoffs and "
+    "captured project trees (``_audit_agent_artifacts``, ``_audit_prompt``, ``audit_captured_materials``): "
+    "only the bank's silent audit and the curriculum notes' ``audit_text`` run.",
 ]
 
 _CLAIMS = (f"{T_CL}::test_direction_comes_out_as_expected", f"{T_CL}::test_direction_comes_out_as_expected")
@@ -167,10 +187,13 @@ COVERAGE: dict[str, Coverage] = {
             "model.journal_archive",
             "model.read_journal",
             "model.write_memory",
-            "model.commit_learning (checkpoints, outcome.json)",
+            "model.commit_learning",
+            "model.records (checkpoints, outcome.json / outcome.md)",
         ),
         (
             f"{T_ADM}::test_journal_archive_is_sorted_gzip_tar_with_fixed_mtime",
+            f"{T_ADM}::test_journal_archive_bytes_equal_tarfile_w_gz_on_the_named_file",
+            f"{T_PH}::test_checkpoints_only_for_configured_projects_through_the_staged_install",
             f"{T_ADM}::test_repeated_episode_overwrites_archive_keeps_both_lines",
             f"{T_ADM}::test_write_memory_deletes_first_and_escapes_the_bank",
             f"{T_ADM}::test_memos_match_fresh_computation_for_small_and_large_trees",
@@ -188,13 +211,15 @@ COVERAGE: dict[str, Coverage] = {
         ),
         (
             f"{T_FOLD}::test_digest_fallback_keeps_newest_tail",
+            f"{T_FOLD}::test_fold_strips_the_summary",
             f"{T_FOLD}::test_handoff_truncates_to_12k_and_pivot_to_6k",
-            f"{T_FOLD}::test_synthesized_log_uses_last_60_messages",
+            f"{T_FOLD}::test_blank_log_leaves_the_log_section_out",
+            f"{T_FOLD}::test_synthesized_log_is_one_summarizer_call_over_the_last_60_messages",
             *_CLAIMS,
         ),
     ),
     "MEM-OBJ-curriculum-notes": Coverage(
-        ("model.read_curriculum_notes", "model.curriculum_turn", "model.Host.notes"),
+        ("model.read_curriculum_notes", "model.curriculum_turn", "model.Host.notes", "model.audit_text"),
         (
             f"{T_PH}::test_notes_only_nonempty_read_replaces",
             f"{T_PH}::test_notes_read_rules",
@@ -236,6 +261,9 @@ COVERAGE: dict[str, Coverage] = {
         ),
         (
             f"{T_FOLD}::test_reproduced_fold_stops_above_high_water",
+            f"{T_FOLD}::test_minimal_alignment_keep_1_batch_1",
+            f"{T_FOLD}::test_fold_runs_before_the_call_and_the_pending_observation_is_not_foldable",
+            f"{T_FOLD}::test_fold_note_is_appended_to_the_pending_message_and_enters_the_history",
             f"{T_FOLD}::test_legacy_mode_folds_all_foldable_in_one_call",
             f"{T_FOLD}::test_mid_message_fact_is_lost_in_a_fold",
             f"{T_FN}::test_effective_keep_reproduced_fat_pairs",
@@ -259,9 +287,16 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-BAP-actor-method": Coverage(
-        ("model.inventory_listing", "model.actor_work (Actor-chosen reads)", "model.memory_revisit"),
+        (
+            "model.inventory_listing",
+            "model.actor_charter",
+            "model.memory_preamble",
+            "model.actor_work (Actor-chosen reads)",
+            "model.memory_revisit",
+        ),
         (
             f"{T_FN}::test_inventory_listing_practice",
+            f"{T_FN}::test_actor_charter_fences_the_inventory",
             f"{T_FN}::test_inventory_listing_osworld_and_ale",
             f"{T_PH}::test_next_actor_sees_the_promoted_bank_as_inventory",
         ),
@@ -282,7 +317,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-curriculum-search": Coverage(
-        ("model.curriculum_turn", "model.parse_decision", "model.validate_wave_publication"),
+        ("model.curriculum_turn", "model.parse_decision", "model.parse_wave_handoff"),
         (
             f"{T_PH}::test_none_ablation_changes_only_what_curriculum_sees",
             f"{T_FN}::test_parse_decision_requires_project_root",
@@ -303,6 +338,9 @@ COVERAGE: dict[str, Coverage] = {
         ),
         (
             f"{T_ADM}::test_admit_rejects_whole_candidate_and_quarantines",
+            f"{T_PH}::test_learning_audit_authorizes_the_target_direction",
+            f"{T_PH}::test_promote_route_authorizes_the_target_audit_surface",
+            f"{T_PH}::test_state_json_at_project_end_and_on_every_exit",
             f"{T_ADM}::test_staged_install_order_and_cleanup",
             f"{T_PH}::test_wave_branches_run_concurrently_and_commit_in_assignment_order",
             f"{T_PH}::test_wave_writes_before_after_and_changes_per_branch",
@@ -313,7 +351,11 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "RT-RTE-lineage-recovery": Coverage(
         ("model.wave_resume_allowed", "model.recover_install (fixed variant)"),
-        (f"{T_PH}::test_wave_partial_commit_on_rejection", f"{T_ADM}::test_exchange_install_with_recovery"),
+        (
+            f"{T_PH}::test_wave_partial_commit_on_rejection",
+            f"{T_PH}::test_wave_branches_run_concurrently_and_commit_in_assignment_order",
+            f"{T_ADM}::test_exchange_install_with_recovery",
+        ),
         not_modeled="the recovery variants of §2.17 (phase-1 practice resume, verified-practice memory "
         "recovery, post-target and ready-target recovery) beyond the wave state-tree check",
     ),
@@ -346,7 +388,8 @@ DIFFERENCES: list[str] = [
     "leaves the lost update 'less direct'; the note pins it down: the lost update exists only in the "
     "counterfactual (push at wave start), the residue upstream is the stale rewrite. Both are claims.",
     "Journal: the report's docstring quote says 'append-only per-episode snapshot'; the note (reproduced) "
-    "shows a repeated episode id overwrites the archive. The model overwrites.",
+    "shows a repeated episode id overwrites the archive. The model overwrites; upstream's unified cycles "
+    "each journal into their own lineage root, so the overwrite claim is a counterfactual (one shared root).",
     "write_memory: the report found no caller; the note documents its semantics; the model implements "
     "them as a direct API used only by the write-memory-bypass claim and tests.",
     "Pull failure: the report does not discuss the {} value; the note says the terminal pull's count "

@@ -1,5 +1,9 @@
 """Named invariants of the RSIAgent model as pure checkers (Maelstrom style): each takes recorded state
 or history and returns a :class:`sim.claims.Verdict` naming the offending records; none raises.
+
+Each property asserts the mechanism's *service* (the lesson reaches the bank, the tree is installed and
+journaled, the fact reaches the request, the memory is delivered) as well as the absence of the claimed
+failure, so a design with the mechanism switched off (the claim's off switch) fails it too.
 """
 
 from __future__ import annotations
@@ -9,50 +13,66 @@ from collections.abc import Iterable, Mapping, Sequence
 from sim.claims import Verdict
 from sim.text import extract_facts
 from systems.rsiagent.model import bank_facts, tree_sha256
-from systems.rsiagent.state import Bank, JournalLine
+from systems.rsiagent.state import Bank
 
 
 def _facts(text: str) -> frozenset[str]:
     return extract_facts(text)
 
 
-def check_work_lessons_kept(
-    work_lessons: Mapping[str, bytes], withdrawn: Iterable[str], committed: Bank
+def check_lessons_committed(
+    work_lessons: Mapping[str, bytes], added: Mapping[str, bytes], withdrawn: Iterable[str], committed: Bank
 ) -> Verdict:
-    """Every fact the Actor wrote into the bank during work reaches the committed bank, unless the Actor
-    explicitly withdrew that file later."""
+    """Every fact the Actor wrote into the bank during work, and every fact distillation added, reaches
+    the committed bank, unless the Actor withdrew that file later."""
     gone = set(withdrawn)
-    want: set[str] = set()
-    for name, data in work_lessons.items():
-        if name not in gone:
-            want |= _facts(data.decode("utf-8", "ignore"))
-    lost = sorted(want - bank_facts(committed))
-    return Verdict.violated(f"work-phase lesson facts lost: {lost}") if lost else Verdict.ok()
-
-
-def check_journal_recoverable(journaled: Sequence[tuple[int, Bank]], archives: Mapping[int, Bank]) -> Verdict:
-    """Every tree handed to ``journal`` can be recovered from its episode archive."""
-    for i, (episode, tree) in enumerate(journaled):
-        got = archives.get(episode)
-        if got != tree:
-            return Verdict.violated(
-                f"journal call {i} (ep{episode:03d}) is not recoverable: the archive "
-                f"holds {sorted(got or {})}, not {sorted(tree)}"
-            )
+    want: dict[str, str] = {}
+    for kind, files in (("work-phase lesson", work_lessons), ("distilled lesson", added)):
+        for name, data in files.items():
+            if name not in gone:
+                for f in _facts(data.decode("utf-8", "ignore")):
+                    want.setdefault(f, kind)
+    have = bank_facts(committed)
+    lost = sorted(f for f in want if f not in have)
+    if lost:
+        return Verdict.violated(f"{want[lost[0]]} facts lost: {lost}")
     return Verdict.ok()
 
 
-def check_journal_matches_installs(
-    lines: Sequence[JournalLine], archives: Mapping[int, Bank], installed: Sequence[Bank]
+def check_journal_recoverable(
+    journaled: Sequence[tuple[str, int, Bank]],
+    archives: Mapping[tuple[str, int], Bank],
+    lines: Mapping[str, int],
 ) -> Verdict:
-    """Every journal line describes a tree that was actually installed as the canonical bank."""
-    seen = {tree_sha256(t) for t in installed}
-    for line in lines:
-        tree = archives.get(line.episode, {})
-        if tree_sha256(tree) not in seen:
+    """Every tree handed to ``journal`` can be recovered from its journal's episode archive, and every
+    journal has one ``journal.jsonl`` line per call. *journaled* holds (journal root, episode, tree)."""
+    calls: dict[str, int] = {}
+    for i, (root, episode, tree) in enumerate(journaled):
+        calls[root] = calls.get(root, 0) + 1
+        got = archives.get((root, episode))
+        if got != tree:
             return Verdict.violated(
-                f"journal line ep{line.episode:03d} claims a tree that was never installed"
+                f"journal call {i} ({root}/ep{episode:03d}) is not recoverable: the archive holds facts "
+                f"{sorted(bank_facts(got or {}))}, not {sorted(bank_facts(tree))}"
             )
+    for root, n in calls.items():
+        if lines.get(root, 0) != n:
+            return Verdict.violated(f"{root}: {lines.get(root, 0)} journal lines for {n} journal calls")
+    return Verdict.ok()
+
+
+def check_journal_matches_installs(journaled: Sequence[Bank], installed: Sequence[Bank]) -> Verdict:
+    """The journal lines (their archived trees, in order) are exactly the trees installed as the canonical
+    bank, in order: no line for a tree that was never installed, no install without its line."""
+    got = [tree_sha256(t) for t in journaled]
+    want = [tree_sha256(t) for t in installed]
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            return Verdict.violated(f"journal line {i + 1} describes a tree that was not install {i + 1}")
+    if len(got) > len(want):
+        return Verdict.violated(f"journal line {len(want) + 1} claims a tree that was never installed")
+    if len(got) < len(want):
+        return Verdict.violated(f"install {len(got) + 1} has no journal line")
     return Verdict.ok()
 
 
@@ -65,26 +85,53 @@ def check_sibling_facts_survive(
     for k, (added, withdrawn) in enumerate(committed):
         lost = sorted(added - withdrawn - have)
         if lost:
-            return Verdict.violated(f"branch {k + 1}'s committed facts lost by a later branch: {lost}")
+            return Verdict.violated(f"branch {k + 1}'s committed facts lost: {lost}")
     return Verdict.ok()
 
 
-def check_fold_keeps_facts(folded_facts: frozenset[str], worklog: str) -> Verdict:
-    """Every fact in the folded messages is in the WORK LOG after the fold (lossless summarizer)."""
-    lost = sorted(folded_facts - _facts(worklog))
-    return Verdict.violated(f"facts folded away: {lost}") if lost else Verdict.ok()
+def check_facts_reach_request(observed: frozenset[str], request: str) -> Verdict:
+    """Every observed fact reaches the next model request (the WORK LOG or the verbatim history)."""
+    lost = sorted(observed - _facts(request))
+    return Verdict.violated(f"facts missing from the request: {lost}") if lost else Verdict.ok()
 
 
-def check_log_kept(old_log: str, new_log: str) -> Verdict:
-    """A fold never drops facts that the previous WORK LOG held."""
-    lost = sorted(_facts(old_log) - _facts(new_log))
-    return Verdict.violated(f"old WORK LOG facts erased: {lost}") if lost else Verdict.ok()
+def check_fold_ran(pairs: int, keep: int, covered: int, batch: int) -> Verdict:
+    """The fold compacted what the trigger says it must: fewer than a batch of pairs is left unfolded
+    outside the keep window (legacy count trigger)."""
+    left = pairs - keep - covered
+    if left >= batch:
+        return Verdict.violated(f"{left} foldable pairs left unfolded (batch {batch}): nothing was folded")
+    return Verdict.ok()
 
 
-def check_fold_guard(size: int, high: int, foldable: int) -> Verdict:
-    """After a fold step the context is at or below high water, or nothing is left to fold."""
-    if size > high and foldable > 0:
-        return Verdict.violated(f"size {size} > high water {high} with {foldable} foldable pairs unfolded")
+def check_log_and_batch_kept(old_log: str, observed: frozenset[str], request: str) -> Verdict:
+    """A fold keeps what the WORK LOG held and what it folded: every old log fact and every observed fact
+    is in the next request (the log or the verbatim history)."""
+    have = _facts(request)
+    erased = sorted(_facts(old_log) - have)
+    if erased:
+        return Verdict.violated(f"old WORK LOG facts erased: {erased}")
+    lost = sorted(observed - have)
+    return Verdict.violated(f"folded observation facts lost: {lost}") if lost else Verdict.ok()
+
+
+def check_fold_guard(
+    sizes: Sequence[tuple[int, bool]], folds: Sequence[int], high: int, batch: int
+) -> Verdict:
+    """Upstream's floor guard holds (every fold folds exactly ``fold_batch`` pairs: at most one fold per
+    batch of turns) and the fold serves its purpose: the context is not above high water for more than
+    ``fold_batch`` consecutive model calls while the 6-pair floor and the WORK LOG fit under low water.
+    *sizes* holds, per model call, (context size after the fold, whether the floor fit under low water)."""
+    bad = [n for n in folds if n != batch]
+    if bad:
+        return Verdict.violated(f"a fold of {bad[0]} pairs (fold_batch {batch}): the floor guard is gone")
+    run = 0
+    for i, (size, fits) in enumerate(sizes):
+        run = run + 1 if size > high and fits else 0
+        if run > batch:
+            return Verdict.violated(
+                f"context above high water {high} for {run} consecutive calls (call {i + 1}: {size} chars)"
+            )
     return Verdict.ok()
 
 
@@ -96,19 +143,23 @@ def check_handoff_keeps_log(worklog: str, handoff: str) -> Verdict:
 
 def check_review_sees_log(worklog: str, review_input: str) -> Verdict:
     """The strategy review is fed the worklog that is handed over (its first 8,000 characters)."""
-    lost = sorted(_facts(worklog[:8000]) - _facts(review_input))
+    lost = sorted(_facts(worklog.strip()[:8000]) - _facts(review_input))
     return Verdict.violated(f"strategy review blind to {lost}") if lost else Verdict.ok()
 
 
-def check_bank_admitted(
-    bank: Bank, outside: Sequence[str], journaled: bool, hits: Sequence[str], wrote: bool
+def check_bank_written(
+    files: Bank, admissible: bool, bank: Bank, old: Bank, outside: Sequence[str], journaled: Sequence[Bank]
 ) -> Verdict:
-    """A bank write leaves nothing outside the bank, no audit hit in it, and a journal entry when it wrote."""
+    """A direct bank write of an *admissible* candidate (safe names, no audit hit) installs exactly it and
+    journals it; an inadmissible one leaves the bank unchanged; nothing lands outside the bank, no partial
+    bank is left, and every journal line's archive still holds its tree (no overwritten episode)."""
     if outside:
         return Verdict.violated(f"written outside the bank: {list(outside)}")
-    if hits:
-        return Verdict.violated(f"unaudited leak installed in {list(hits)}")
-    if wrote and bank and not journaled:
+    if admissible and bank != files:
+        return Verdict.violated(f"bank holds {sorted(bank)}, not the written {sorted(files)}")
+    if not admissible and bank != old:
+        return Verdict.violated(f"an unaudited or unsafe candidate replaced the bank: {sorted(bank)}")
+    if admissible and files != old and (not journaled or journaled[-1] != files):
         return Verdict.violated("bank replaced without a journal entry")
     return Verdict.ok()
 
@@ -128,31 +179,64 @@ def check_reads_old_or_new(observed: Sequence[tuple[str, Bank]], old: Bank, new:
     return Verdict.ok()
 
 
-def check_wave_atomic(canonical: Bank, snapshot: Bank, outcome_written: bool) -> Verdict:
-    """A wave publishes all of its branches (outcome written) or leaves the canonical bank unchanged."""
+def check_installed(bank: Bank, new: Bank, orphans: Sequence[str]) -> Verdict:
+    """A completed install leaves exactly the new tree and no orphaned backup."""
+    if bank != new:
+        return Verdict.violated(f"after the install the bank holds {sorted(bank)}, not {sorted(new)}")
+    return Verdict.violated(f"orphaned backup {list(orphans)}") if orphans else Verdict.ok()
+
+
+def check_wave_atomic(
+    canonical: Bank, snapshot: Bank, outcome_written: bool, committed_facts: frozenset[str], clean: bool
+) -> Verdict:
+    """A wave publishes all of its branches (outcome written, every branch's facts in the bank) or leaves
+    the canonical bank unchanged; a wave with no leaking branch publishes."""
     if not outcome_written and canonical != snapshot:
         return Verdict.violated("canonical bank changed by a wave that never wrote its outcome")
+    if clean and not outcome_written:
+        return Verdict.violated("a wave with no leaking branch did not publish")
+    if outcome_written:
+        lost = sorted(committed_facts - bank_facts(canonical))
+        if lost:
+            return Verdict.violated(f"published wave lost branch facts: {lost}")
     return Verdict.ok()
 
 
-def check_memory_claim(memory_mode: str, delivered: bool, env_memory_dir: str | None) -> Verdict:
-    """An evaluation record claims memory (and nudges name ``~/.memory``) only when it was delivered."""
+def check_memory_claim(
+    memory_mode: str, delivered: bool, env_memory_dir: str | None, pushed: bool
+) -> Verdict:
+    """An evaluation record claims memory (and nudges name ``~/.memory``) only when it was delivered, and
+    a working push delivers the bank and says so."""
     if not delivered and (memory_mode != "off" or env_memory_dir):
         return Verdict.violated(
             f"record says {memory_mode!r} (env_memory_dir={env_memory_dir!r}) but no memory was delivered"
         )
+    if pushed and not (delivered and memory_mode != "off" and env_memory_dir):
+        return Verdict.violated(f"the push worked but the Actor got no memory (record {memory_mode!r})")
     return Verdict.ok()
 
 
-def check_diagnosis_not_promoted(installed: Mapping[str, str], reconciled: Mapping[str, str]) -> Verdict:
+def check_diagnosis_not_promoted(
+    installed: Mapping[str, str], reconciled: Mapping[str, str], distilled: frozenset[str], committed: Bank
+) -> Verdict:
     """The installed bank is the bank at reconciliation end (name to sha256 maps; diagnosis-phase edits
-    are not promoted)."""
+    are not promoted) and it holds every distilled lesson fact."""
     extra = sorted(n for n in set(installed) | set(reconciled) if reconciled.get(n) != installed.get(n))
-    return Verdict.violated(f"diagnosis-phase edits promoted: {extra}") if extra else Verdict.ok()
+    if extra:
+        return Verdict.violated(f"installed bank differs from the reconciled one in: {extra}")
+    lost = sorted(distilled - bank_facts(committed))
+    return Verdict.violated(f"distilled lesson facts not installed: {lost}") if lost else Verdict.ok()
 
 
-def check_no_silent_empty(guest: Bank, committed: Bank, outcome: str) -> Verdict:
-    """A commit never replaces a non-empty guest bank with an empty canonical bank."""
-    if outcome == "installed" and guest and not committed:
+def check_pull_commit(guest: Bank, committed: Bank | None, pull_worked: bool) -> Verdict:
+    """A commit never replaces a non-empty guest bank with an empty canonical bank, and a commit whose pull
+    worked installs the guest bank. *committed* is None when the commit was refused (infra)."""
+    if committed is not None and guest and not committed:
         return Verdict.violated(f"guest held {len(guest)} files; an empty bank was installed")
+    if pull_worked and committed is None:
+        return Verdict.violated(
+            f"the pull worked but the commit was refused (the guest held {sorted(guest)})"
+        )
+    if pull_worked and committed != guest:
+        return Verdict.violated(f"the pull worked but the commit installed {sorted(committed or {})}")
     return Verdict.ok()

@@ -9,7 +9,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sim.variant import Switches
+
 Bank = dict[str, bytes]
+
+#: The fixes: each a minimal repair of one claimed failure mode (``systems.rsiagent.claims``).
+FIXES = (
+    "draft-work-delta", "journal-after-install", "wave-sibling-check", "complete-fold-input",
+    "digest-keeps-log", "keep-under-low-water", "handoff-cap-worklog", "review-gets-wl",
+    "admit-direct-writes", "empty-notes-clear", "exchange-install", "stage-wave", "osworld-record-off",
+    "diagnosis-snapshot",
+)  # fmt: skip
+#: The counterfactual weakenings: designs upstream does not ship, used by the claims that show why
+#: upstream chose what it did.
+COUNTERFACTUALS = ("push-at-wave-start", "raw-pull", "shared-cycle-root")
+#: The off switches: each empties the mechanism one or more claims' properties are about (the property
+#: must reject it: it asserts the mechanism's service, not only the absence of the failure).
+OFF = (
+    "commit-off", "journal-off", "fold-input-off", "digest-off", "fold-off", "handoff-log-off",
+    "review-off", "write-memory-off", "notes-off", "install-off", "osworld-memory-off", "pull-off",
+)  # fmt: skip
+#: The declared switches; ``SWITCHES.fixed(...)`` / ``SWITCHES.variant(...)`` build validated variants.
+SWITCHES = Switches("rsiagent", fixes=FIXES, counterfactuals=COUNTERFACTUALS, off=OFF)
 
 
 @dataclass(frozen=True)
@@ -85,6 +106,7 @@ class FoldEvent:
     mode: str  # "summary" or "digest"
     summary_chars: int
     lost_middle_facts: tuple[str, ...] = ()
+    at_pairs: int = 0  # history pairs when it ran (= the index of the model call it preceded)
 
 
 @dataclass(frozen=True)
