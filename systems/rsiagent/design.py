@@ -46,6 +46,7 @@ DESIGN = Design(
     report=Report.from_package("systems.rsiagent"),
     switches=SWITCHES,
     knobs=Knobs,
+    colour="#009E73",
     demo_scenario="rsiagent_wave_conflict",
     markers={
         "quarantine": "quarantine",
