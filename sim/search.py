@@ -43,7 +43,26 @@ def use_private_home() -> Path:
         )
         home.mkdir(parents=True, exist_ok=True)
     configuration.set_hypothesis_home_dir(str(home))
+    pin_generation()
     return home
+
+
+def pin_generation() -> None:
+    """Make generation depend only on the strategy and the seed, not on which modules are loaded.
+
+    Hypothesis seeds generation with literal constants it scans from every local module in
+    ``sys.modules``, so the same claim could shrink to another example after another claim (or a test)
+    imported more modules, or in a worker process. memsim pins that pool to empty: a claim's
+    counterexample is the same in every process and in every order.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without local constants
+        return
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
+        providers.CONSTANTS_CACHE.cache.clear()
 
 
 def _common() -> dict[str, Any]:
