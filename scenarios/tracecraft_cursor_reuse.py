@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sim.files import MemoryTree
 from sim.scenario import Context, main
+from sim.variant import FAITHFUL, Variant
+from systems.tracecraft.design import DESIGN
 from systems.tracecraft.model import FileTailHarness, Tracecraft
-from systems.tracecraft.state import Variant
 
 SYSTEM = "tracecraft"
 SEED = 4
@@ -85,8 +86,8 @@ def _run(ctx: Context, variant: Variant, label: str) -> list[str]:
 
 def run(ctx: Context) -> list[str]:
     """Run the faithful design, then the two fixes, and summarize."""
-    out = _run(ctx, Variant(), "faithful")
-    out += _run(ctx, Variant.with_fix("state-scoped", "stop-keeps-cursor"), "fixed")
+    out = _run(ctx, FAITHFUL, "faithful")
+    out += _run(ctx, DESIGN.switches.fixed("state-scoped", "stop-keeps-cursor"), "fixed")
     return out
 
 

@@ -20,8 +20,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim.scenario import Context, main
+from sim.variant import FAITHFUL, Variant
+from systems.tracecraft.design import DESIGN
 from systems.tracecraft.model import Tracecraft
-from systems.tracecraft.state import Variant
 
 SYSTEM = "tracecraft"
 SEED = 7
@@ -105,8 +106,8 @@ def run(ctx: Context) -> list[str]:
     for a in AGENTS:
         if not ctx.sim.faults.armed("skew", a):
             ctx.sim.clock(a).skew(ctx.params.skews.get(a, 0.0))
-    out = _team(ctx, Variant(), "faithful")
-    out += _team(ctx, Variant.with_fix("server-order"), "fixed")
+    out = _team(ctx, FAITHFUL, "faithful")
+    out += _team(ctx, DESIGN.switches.fixed("server-order"), "fixed")
     return out
 
 

@@ -119,17 +119,17 @@ NOT_MODELED: list[str] = [
 COVERAGE: dict[str, Coverage] = {
     "MEM-CLM-history-immutability": Coverage(
         (
-            "model.Client.memory_set",
-            "model.Client.store_delete",
-            "model.Bucket(worm)",
+            "model.memory.MemoryService.memory_set",
+            "model.core.ClientCore.store_delete",
+            "model.bucket.Bucket(worm)",
             "claims: tracecraft.history-not-immutable, tracecraft.history-newest-not-live",
         ),
         (f"{T_MO}::test_crash_after_snapshot_leaves_unlive_history", CLAIM_FAITHFUL, CLAIM_FIXED),
     ),
     "MEM-OBJ-agent-registration": Coverage(
         (
-            "model.Client.init",
-            "model.Client.agents",
+            "model.agents.AgentsService.init",
+            "model.agents.AgentsService.agents",
             "protocol.heartbeat_age_s",
             "claims: tracecraft.registration-not-liveness",
         ),
@@ -137,14 +137,17 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-artifact-file": Coverage(
         (
-            "model.Client.artifact_upload",
-            "model.Client.artifact_download",
+            "model.artifacts.ArtifactsService.artifact_upload",
+            "model.artifacts.ArtifactsService.artifact_download",
             "claims: tracecraft.artifact-collision",
         ),
         (f"{T_MO}::test_artifacts_shared_pool_and_overwrite", CLAIM_FAITHFUL),
     ),
     "MEM-OBJ-handoff": Coverage(
-        ("model.Client.complete", "claims: tracecraft.status-before-handoff, tracecraft.handoff-no-consumer"),
+        (
+            "model.steps.StepsService.complete",
+            "claims: tracecraft.status-before-handoff, tracecraft.handoff-no-consumer",
+        ),
         (
             f"{T_MO}::test_handoff_document",
             f"{T_MO}::test_crash_after_status_leaves_stale_handoff",
@@ -153,7 +156,7 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-inbox-cursor": Coverage(
         (
-            "model.Client.inbox",
+            "model.mail.MailService.inbox",
             "protocol.load_stream_cursor",
             "protocol.unseen_keys",
             "protocol.advance_stream",
@@ -167,21 +170,21 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "MEM-OBJ-memory-history": Coverage(
-        ("model.Client.memory_history", "protocol.direct_children"),
+        ("model.memory.MemoryService.memory_history", "protocol.direct_children"),
         (
             f"{T_MO}::test_history_oldest_first_and_limit",
             f"{T_MO}::test_history_excludes_nested_and_missing_exits",
         ),
     ),
     "MEM-OBJ-memory-live": Coverage(
-        ("model.Client.memory_get", "model.Client.memory_list"),
+        ("model.memory.MemoryService.memory_get", "model.memory.MemoryService.memory_list"),
         (
             f"{T_MO}::test_get_with_meta_and_missing",
             f"{T_MO}::test_list_hides_history_and_is_not_boundary_aware",
         ),
     ),
     "MEM-OBJ-message-content": Coverage(
-        ("model.Client.send", "state.InboxLine.render"),
+        ("model.mail.MailService.send", "state.InboxLine.render"),
         (
             f"{T_MO}::test_step_tag_and_pinned_line",
             f"{T_MO}::test_recipient_validation_and_unvalidated_sender",
@@ -189,9 +192,9 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-mirror-state": Coverage(
         (
-            "model.Client.state_path",
-            "model.Client.mirror",
-            "model.Client.session_stop",
+            "model.mirror.MirrorService.state_path",
+            "model.mirror.MirrorService.mirror",
+            "model.sessions.SessionsService.session_stop",
             "claims: tracecraft.mirror-cursor-reuse, tracecraft.stop-deletes-cursor",
         ),
         (
@@ -201,7 +204,11 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "MEM-OBJ-session-meta": Coverage(
-        ("model.Client._meta_append", "model.Client.session_compact", "claims: tracecraft.meta-lost-update"),
+        (
+            "model.mirror.MirrorService._meta_append",
+            "model.sessions.SessionsService.session_compact",
+            "claims: tracecraft.meta-lost-update",
+        ),
         (
             f"{T_MO}::test_meta_rebuilt_list_show_stop",
             f"{T_MO}::test_compact_three_to_one_and_keep_tail",
@@ -210,7 +217,7 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-session-parts": Coverage(
         (
-            "model.Client.mirror",
+            "model.mirror.MirrorService.mirror",
             "protocol.PART_RE",
             "protocol.part_name",
             "claims: tracecraft.part-seq-overflow",
@@ -234,10 +241,14 @@ COVERAGE: dict[str, Coverage] = {
         (f"{T_AD}::test_requests_fit_budget_and_carry_questions",),
     ),
     "RT-BAP-step-polling": Coverage(
-        ("model.Client.wait_for", "model.WAIT_POLL_S"), (f"{T_MO}::test_wait_for_polls_blocked_and_review",)
+        ("model.steps.StepsService.wait_for", "model.core.WAIT_POLL_S"),
+        (f"{T_MO}::test_wait_for_polls_blocked_and_review",),
     ),
     "RT-CLM-mirror-idempotence": Coverage(
-        ("model.Client.mirror", "claims: tracecraft.mirror-not-idempotent, tracecraft.two-mirrors"),
+        (
+            "model.mirror.MirrorService.mirror",
+            "claims: tracecraft.mirror-not-idempotent, tracecraft.two-mirrors",
+        ),
         (f"{T_MO}::test_mirror_parts_nothing_new_and_state_loss", CLAIM_FAITHFUL, CLAIM_FIXED),
     ),
     "RT-CLM-secret-redaction": Coverage(
@@ -245,26 +256,30 @@ COVERAGE: dict[str, Coverage] = {
         (f"{T_FN}::test_redact_whole_and_split_secret", f"{T_CF}::test_redact", CLAIM_FAITHFUL),
     ),
     "RT-CMP-get-store": Coverage(
-        ("model.Bucket", "sim.objects (memory, moto, moto-server, endpoint)"),
+        ("model.bucket.Bucket", "sim.objects (memory, moto, moto-server, endpoint)"),
         (f"{T_DF}::test_memory_and_moto_agree", f"{T_MO}::test_two_claims_one_winner"),
     ),
     "RT-CMP-harness-registry": Coverage(
-        ("model.FileTailHarness (claude-code, codex, openclaw)", "model.HermesHarness", "model.encode_cwd"),
+        (
+            "model.harness.FileTailHarness (claude-code, codex, openclaw)",
+            "model.harness.HermesHarness",
+            "model.harness.encode_cwd",
+        ),
         (f"{T_MO}::test_harness_discovery", f"{T_MO}::test_hermes_rowid_cursor"),
     ),
     "RT-OBJ-config": Coverage(
         (
-            "model.Tracecraft(project, backend, bucket_name)",
-            "model.Client(agent_id)",
+            "model.client.Tracecraft(project, backend, bucket_name)",
+            "model.client.Client(agent_id)",
             "claims: tracecraft.unvalidated-agent-id",
         ),
         (f"{T_MO}::test_recipient_validation_and_unvalidated_sender", CLAIM_FAITHFUL),
     ),
     "RT-OBJ-step-state": Coverage(
         (
-            "model.Client.claim",
-            "model.Client.complete",
-            "model.Client.effective_status",
+            "model.steps.StepsService.claim",
+            "model.steps.StepsService.complete",
+            "model.steps.StepsService.effective_status",
             "claims: tracecraft.permanent-claim, completed-step-regresses",
         ),
         (
@@ -274,12 +289,18 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-artifact-share": Coverage(
-        ("model.Client.artifact_upload", "model.Client.artifact_download", "model.Client.artifact_list"),
+        (
+            "model.artifacts.ArtifactsService.artifact_upload",
+            "model.artifacts.ArtifactsService.artifact_download",
+            "model.artifacts.ArtifactsService.artifact_list",
+        ),
         (f"{T_MO}::test_artifacts_shared_pool_and_overwrite",),
     ),
-    "RT-RTE-init-config": Coverage(("model.Client.init",), (f"{T_MO}::test_registration_goes_stale",)),
+    "RT-RTE-init-config": Coverage(
+        ("model.agents.AgentsService.init",), (f"{T_MO}::test_registration_goes_stale",)
+    ),
     "RT-RTE-mail-exchange": Coverage(
-        ("model.Client.send", "model.Client.inbox", "model.Client.status"),
+        ("model.mail.MailService.send", "model.mail.MailService.inbox", "model.status.StatusService.status"),
         (
             f"{T_MO}::test_inbox_new_show_silent_only_new",
             f"{T_MO}::test_delete_keeps_broadcasts_and_excludes_new",
@@ -289,7 +310,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-memory-write": Coverage(
-        ("model.Client.memory_set",),
+        ("model.memory.MemoryService.memory_set",),
         (
             f"{T_MO}::test_memory_set_rejects_reserved_keys",
             f"{T_MO}::test_crash_after_snapshot_leaves_unlive_history",
@@ -305,7 +326,7 @@ COVERAGE: dict[str, Coverage] = {
         )
     ),
     "RT-RTE-session-compact": Coverage(
-        ("model.Client.session_compact", "claims: tracecraft.compact-duplicates"),
+        ("model.sessions.SessionsService.session_compact", "claims: tracecraft.compact-duplicates"),
         (
             f"{T_MO}::test_compact_three_to_one_and_keep_tail",
             f"{T_MO}::test_interrupted_compact_shows_duplicates",
@@ -315,11 +336,11 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "RT-RTE-session-mirror": Coverage(
         (
-            "model.Client.mirror",
-            "model.Client.mirror_follow",
-            "model.Client.session_show",
-            "model.Client.session_stop",
-            "model.Client.session_list",
+            "model.mirror.MirrorService.mirror",
+            "model.mirror.MirrorService.mirror_follow",
+            "model.sessions.SessionsService.session_show",
+            "model.sessions.SessionsService.session_stop",
+            "model.sessions.SessionsService.session_list",
         ),
         (
             f"{T_MO}::test_mirror_parts_nothing_new_and_state_loss",
@@ -332,7 +353,12 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-step-control": Coverage(
-        ("model.Client.claim", "model.Client.complete", "model.Client.step_status", "model.Client.wait_for"),
+        (
+            "model.steps.StepsService.claim",
+            "model.steps.StepsService.complete",
+            "model.steps.StepsService.step_status",
+            "model.steps.StepsService.wait_for",
+        ),
         (
             f"{T_MO}::test_complete_ownership_force_and_unclaimed",
             f"{T_MO}::test_wait_for_polls_blocked_and_review",

@@ -1,4 +1,7 @@
-"""Tracecraft value records: the variant switch, sessions found by a harness, inbox lines and flushes."""
+"""Tracecraft value records: the switch names, sessions found by a harness, inbox lines and flushes.
+
+A variant of the design is a :class:`sim.variant.Variant` of these names (``variant.has(name)``).
+"""
 
 from __future__ import annotations
 
@@ -30,30 +33,6 @@ FIXES = (
     "artifact-namespace",  # 20b: step artifacts under artifacts/steps/<raw id>/, the pool reserved
     "conditional-backend",  # 21: claims on a backend with a real conditional PUT
 )
-
-
-@dataclass(frozen=True)
-class Variant:
-    """Which fixes are switched on (the faithful design: none)."""
-
-    fixed: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        unknown = set(self.fixed) - set(FIXES)
-        if unknown:
-            raise ValueError(f"unknown tracecraft fixes: {sorted(unknown)}")
-
-    def has(self, fix: str) -> bool:
-        """Whether *fix* is switched on."""
-        return fix in self.fixed
-
-    @classmethod
-    def with_fix(cls, *fixes: str) -> Variant:
-        """A variant with exactly *fixes* on."""
-        return cls(frozenset(fixes))
-
-
-FAITHFUL_VARIANT = Variant()
 
 
 @dataclass(frozen=True)

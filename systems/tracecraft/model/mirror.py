@@ -1,0 +1,258 @@
+"""The session mirror: ``session mirror`` and its local state (RT-RTE-session-mirror,
+MEM-OBJ-mirror-state).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sim.files import FileMissing
+from sim.objects import PreconditionFailed
+from systems.tracecraft import faults as fp
+from systems.tracecraft.model.bucket import dumps, loads
+from systems.tracecraft.model.core import ClientCore, Gen
+from systems.tracecraft.model.harness import FileTailHarness, Harness
+from systems.tracecraft.protocol import (
+    PART_RE,
+    PART_RE_WIDE,
+    TracecraftError,
+    merge_counts,
+    part_name,
+    redact,
+)
+from systems.tracecraft.state import Flush, Session
+
+
+class MirrorService(ClientCore):
+    """Mirror commands of a :class:`~systems.tracecraft.model.Client`."""
+
+    # -- session mirror (RT-RTE-session-mirror, MEM-OBJ-session-parts/-meta, MEM-OBJ-mirror-state) ---
+    def state_path(self, harness: str, session_id: str) -> str:
+        """``~/.tracecraft/mirror-state/<sid>.json`` (state-scoped: also backend/bucket/project/harness)."""
+        if self.variant.has("state-scoped"):
+            tc = self.tc
+            scope = f"{tc.backend}/{tc.bucket_name}/{tc.project}/{harness}"
+            return f".tracecraft/mirror-state/{scope}/{session_id}.json"
+        return f".tracecraft/mirror-state/{session_id}.json"
+
+    def _load_state(self, path: str) -> dict[str, Any]:
+        try:
+            doc = json.loads(self.home.read_bytes(path))
+        except (FileMissing, ValueError):
+            return {}
+        return doc if isinstance(doc, dict) else {}
+
+    def _save_state(self, path: str, doc: dict[str, Any]) -> None:
+        self.home.write_bytes(path, dumps(doc), clock=self.clock.seconds)
+
+    def _part_re(self) -> Any:
+        return PART_RE_WIDE if self.variant.has("part-seq-wide") else PART_RE
+
+    def _listed_parts(self, prefix: str, *, search: bool = False) -> list[tuple[int, str, str]]:
+        """(seq, uuid, key) of every listed part, in key order: PART_RE ``match``ed on the last path
+        segment (next-seq), or ``search``ed on it (show and compact). As upstream, the listing is
+        recursive, so a part-named object nested below the session prefix counts too."""
+        rx = self._part_re()
+        out = []
+        for k in self.b.list_keys(prefix):
+            name = k.rsplit("/", 1)[-1]
+            m = rx.search(name) if search else rx.match(name)
+            if m:
+                out.append((int(m.group(1)), name[-len("12345678.jsonl") : -len(".jsonl")], k))
+        if self.variant.has("part-seq-wide"):
+            out.sort(key=lambda t: (t[0], t[2]))
+        return out
+
+    def mirror(
+        self,
+        harness: Harness,
+        session_id: str | None = None,
+        *,
+        no_redact: bool = False,
+        min_bytes: int = 1,
+        follower: bool = False,
+    ) -> Gen:
+        """(RT-RTE-session-mirror, MEM-OBJ-session-parts, -meta, MEM-OBJ-mirror-state) ``_mirror_once``.
+
+        Load the state (only ``cursor`` is read back); if fewer than *min_bytes* are new print "nothing
+        new"; read the tail; redact per chunk; seq = max listed + 1; PUT the part; GET/PUT a rebuilt meta;
+        save the state. Crash points ``tracecraft.mirror.after_part`` and ``tracecraft.mirror.after_meta``.
+        """
+        yield from self._command()
+        sess = harness.find(session_id)
+        spath = self.state_path(harness.name, sess.session_id)
+        state = self._load_state(spath)
+        if (
+            self.variant.has("state-scoped")
+            and state
+            and (state.get("harness") != harness.name or state.get("source_path") != sess.path)
+        ):
+            state = {}
+        if self.variant.has("stop-keeps-cursor") and state.get("ended") and follower:
+            self._op("mirror", session=sess.session_id, result="stopped")
+            return Flush("stopped")
+        cursor = int(state.get("cursor", 0) or 0)
+        prefix = f"sessions/{harness.name}/{sess.session_id}/"
+        meta_key = prefix + "meta.json"
+        if self.variant.has("mirror-intent") and state.get("pending"):
+            resumed = yield from self._resume_intent(spath, state, prefix, meta_key)
+            if resumed:
+                state = self._load_state(spath)
+                cursor = int(state.get("cursor", 0) or 0)
+        size = harness.size(sess)
+        if size - cursor < min_bytes:
+            self._print(f"nothing new: session={sess.session_id} cursor={cursor:,} size={size:,}")
+            self._op("mirror", session=sess.session_id, result="nothing new")
+            return Flush("nothing new")
+        chunk, nxt = harness.read_new(sess, cursor)
+        if self.variant.has("line-aligned") and isinstance(harness, FileTailHarness):
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:
+                self._print(f"nothing new: session={sess.session_id} cursor={cursor:,} size={size:,}")
+                return Flush("nothing new")
+            chunk, nxt = chunk[:cut], cursor + cut
+        body, counts = (chunk, {}) if no_redact else redact(chunk)
+        yield from self._rt()
+        parts = self._listed_parts(prefix)
+        seq = max((p[0] for p in parts), default=-1) + 1
+        uniq = self._hex()
+        key = prefix + part_name(seq, uniq)
+        if self.variant.has("part-cond-put"):
+            try:
+                yield from self._rt()
+                # The note's seq-only name is not enough: a second mirror that lists after the first one's
+                # part PUT gets seq+1 and uploads the same bytes. The lock is named by the start cursor.
+                self.b.put_bytes(f"{prefix}_flush/{cursor:012d}.lock", b"", if_none_match=True)
+            except PreconditionFailed:
+                self._op("mirror", phase="fail", session=sess.session_id, seq=seq, result="conflict")
+                return Flush("conflict", seq)
+        if self.variant.has("mirror-intent"):
+            state = dict(
+                state,
+                pending={
+                    "seq": seq,
+                    "uuid": uniq,
+                    "key": key,
+                    "range": [cursor, nxt],
+                    "source_bytes": len(chunk),
+                    "uploaded_bytes": len(body),
+                    "redactions": counts,
+                },
+            )
+            self._save_state(spath, state)
+        yield from self._rt()
+        self.b.put_bytes(key, body)
+        self.sim.faults.point(fp.MIRROR_AFTER_PART)
+        entry = {
+            "seq": seq,
+            "uuid": uniq,
+            "cursor_range": [cursor, nxt],
+            "source_bytes": len(chunk),
+            "uploaded_bytes": len(body),
+            "redactions": counts,
+            "uploaded_at": self.clock.iso(),
+        }
+        yield from self._meta_append(meta_key, harness, sess, entry)
+        self.sim.faults.point(fp.MIRROR_AFTER_META)
+        new_state = {
+            "harness": harness.name,
+            "session_id": sess.session_id,
+            "source_path": sess.path,
+            "cursor": nxt,
+            "last_uploaded_seq": seq,
+            "last_flush_at": self.clock.iso(),
+        }
+        self._save_state(spath, new_state)
+        self._print(
+            f"uploaded part-{seq:05d}-{uniq}  source={len(chunk):,}B  upload={len(body):,}B  "
+            f"redactions={counts or 'none'}"
+        )
+        self._op("mirror", session=sess.session_id, seq=seq, key=key, range=[cursor, nxt], redactions=counts)
+        return Flush("uploaded", seq, key, (cursor, nxt), len(chunk), len(body), counts)
+
+    def _resume_intent(self, spath: str, state: dict[str, Any], prefix: str, meta_key: str) -> Gen:
+        """mirror-intent fix: the pending part landed? then make sure meta has it and commit the cursor."""
+        pend = state["pending"]
+        yield from self._rt()
+        if not self.b.exists(pend["key"]):
+            state.pop("pending")
+            self._save_state(spath, state)
+            return False
+        yield from self._rt()
+        meta = self.b.get_json(meta_key) or {}
+        if not any(p.get("uuid") == pend["uuid"] for p in meta.get("parts", [])):
+            entry = {
+                "seq": pend["seq"],
+                "uuid": pend["uuid"],
+                "cursor_range": pend["range"],
+                "source_bytes": pend["source_bytes"],
+                "uploaded_bytes": pend["uploaded_bytes"],
+                "redactions": pend["redactions"],
+                "uploaded_at": self.clock.iso(),
+            }
+            harness_name = prefix.split("/")[1]
+            sess = Session(harness_name, prefix.split("/")[2], str(state.get("source_path", "")))
+            yield from self._meta_append(meta_key, None, sess, entry)
+        state = {k: v for k, v in state.items() if k != "pending"}
+        state["cursor"] = pend["range"][1]
+        self._save_state(spath, state)
+        return True
+
+    def _meta_append(
+        self, meta_key: str, harness: Harness | None, sess: Session, entry: dict[str, Any]
+    ) -> Gen:
+        """GET meta, append the entry, PUT a rebuilt meta (the meta-cas fix: compare-and-put, keep keys)."""
+        while True:
+            yield from self._rt()
+            raw = self.b.get_bytes(meta_key)
+            meta = loads(raw) or {}
+            now = self.clock.iso()
+            new: dict[str, Any] = {}
+            if self.variant.has("meta-cas"):
+                new.update(meta)
+            new.update(
+                {
+                    "schema_version": 1,
+                    "harness": harness.name if harness else sess.harness,
+                    "session_id": sess.session_id,
+                    "source_path": sess.path,
+                    "cwd": sess.cwd or None,
+                    "agent_id": self.agent_id,
+                    "started_at": meta.get("started_at", now),
+                    "last_uploaded_at": now,
+                    "ended_at": meta.get("ended_at"),
+                    "total_source_bytes": int(meta.get("total_source_bytes") or 0) + entry["source_bytes"],
+                    "total_uploaded_bytes": int(meta.get("total_uploaded_bytes") or 0)
+                    + entry["uploaded_bytes"],
+                    "redaction_counts": merge_counts(meta.get("redaction_counts") or {}, entry["redactions"]),
+                    "parts": [*list(meta.get("parts") or []), entry],
+                }
+            )
+            covered = {u for p in meta.get("parts") or [] for u in p.get("covers", [])}
+            if self.variant.has("meta-cas") and entry["uuid"] in covered:
+                new["parts"] = list(meta.get("parts") or [])  # a racing compact already merged this part
+            if not self.variant.has("meta-cas"):
+                yield from self._rt()
+                self.b.put_json(meta_key, new)
+                return
+            yield from self._rt()
+            if self.b.compare_and_put_json(meta_key, new, raw):
+                return
+
+    def mirror_follow(
+        self, harness: Harness, session_id: str | None = None, *, interval: float = 5, cycles: int = 1
+    ) -> Gen:
+        """(RT-RTE-session-mirror) ``--follow``: ``_mirror_once`` every *interval* s, reloading the state.
+
+        Raises :class:`TracecraftError` for interval <= 0. Not modeled: Ctrl-C (runs *cycles* times).
+        """
+        if interval <= 0:
+            raise TracecraftError("--interval must be > 0")
+        out = []
+        for _ in range(cycles):
+            out.append((yield from self.mirror(harness, session_id, follower=True)))
+            if out[-1].status == "stopped":
+                break
+            yield self.sim.timeout(interval)
+        return out
