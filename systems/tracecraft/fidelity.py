@@ -14,6 +14,7 @@ T_AD = "tests/test_tracecraft_adapter.py"
 T_DF = "tests/test_tracecraft_differential.py"
 T_UT = "tests/test_tracecraft_upstream_texts.py"
 T_CL = "tests/test_claims_registry.py"
+T_FI = "tests/test_tracecraft_fidelity.py"
 T_SC = "tests/test_scenarios.py"
 CLAIM_FAITHFUL = f"{T_CL}::test_direction_comes_out_as_expected"
 CLAIM_FIXED = f"{T_CL}::test_direction_comes_out_as_expected"
@@ -109,11 +110,12 @@ NOT_MODELED: list[str] = [
     "real harness discovery roots beyond the layouts of the note (one layout per harness name).",
     "writing the config file and credential checks at init.",
     "the registration's summary column (never displayed upstream either).",
-    "session list's size sort (list sorts by last_uploaded_at, newest first).",
     "package build/publication (RT-RTE-package-release): the released wheel is the conformance oracle.",
-    "stdout vs stderr: every line a command prints goes to ``Client.stdout`` (stderr-only warnings — "
-    "inbox --delete's deprecation, the HF claim warning, the protection summary — are not printed).",
-    "wall-clock seconds in wait-for's progress line: the remaining time is simulated (whole seconds).",
+    "click's ``Error: …`` line: a failed command raises TracecraftError with click's message instead.",
+    "init's HF warnings and the .gitignore entry (init registers the agent and prints its first receipt).",
+    "artifact download's local output file (the command returns the bytes it would write).",
+    "the session list's column layout is upstream's, but session ids are truncated to 8 characters there "
+    "and in the model alike; --sort-by size is modeled, the empty-meta skip and the harness filter too.",
 ]
 
 COVERAGE: dict[str, Coverage] = {
@@ -141,7 +143,11 @@ COVERAGE: dict[str, Coverage] = {
             "model.artifacts.ArtifactsService.artifact_download",
             "claims: tracecraft.artifact-collision",
         ),
-        (f"{T_MO}::test_artifacts_shared_pool_and_overwrite", CLAIM_FAITHFUL),
+        (
+            f"{T_FI}::test_artifact_download_uses_the_name_as_given",
+            f"{T_MO}::test_artifacts_shared_pool_and_overwrite",
+            CLAIM_FAITHFUL,
+        ),
     ),
     "MEM-OBJ-handoff": Coverage(
         (
@@ -210,6 +216,8 @@ COVERAGE: dict[str, Coverage] = {
             "claims: tracecraft.meta-lost-update",
         ),
         (
+            f"{T_FI}::test_meta_cwd_is_null_except_for_claude_code",
+            f"{T_FI}::test_json_bodies_are_indent_2_ascii",
             f"{T_MO}::test_meta_rebuilt_list_show_stop",
             f"{T_MO}::test_compact_three_to_one_and_keep_tail",
             CLAIM_FAITHFUL,
@@ -242,7 +250,10 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "RT-BAP-step-polling": Coverage(
         ("model.steps.StepsService.wait_for", "model.core.WAIT_POLL_S"),
-        (f"{T_MO}::test_wait_for_polls_blocked_and_review",),
+        (
+            f"{T_FI}::test_wait_for_validates_ids_inside_the_poll_loop",
+            f"{T_MO}::test_wait_for_polls_blocked_and_review",
+        ),
     ),
     "RT-CLM-mirror-idempotence": Coverage(
         (
@@ -265,7 +276,12 @@ COVERAGE: dict[str, Coverage] = {
             "model.harness.HermesHarness",
             "model.harness.encode_cwd",
         ),
-        (f"{T_MO}::test_harness_discovery", f"{T_MO}::test_hermes_rowid_cursor"),
+        (
+            f"{T_FI}::test_hermes_discovers_sessions_through_the_sessions_table",
+            f"{T_FI}::test_hermes_degrades_instead_of_raising",
+            f"{T_MO}::test_harness_discovery",
+            f"{T_MO}::test_hermes_rowid_cursor",
+        ),
     ),
     "RT-OBJ-config": Coverage(
         (
@@ -343,6 +359,7 @@ COVERAGE: dict[str, Coverage] = {
             "model.sessions.SessionsService.session_list",
         ),
         (
+            f"{T_FI}::test_output_channels_and_status_fields",
             f"{T_MO}::test_mirror_parts_nothing_new_and_state_loss",
             f"{T_MO}::test_follow_reloads_state_and_rejects_bad_interval",
             f"{T_MO}::test_redaction_default_and_no_redact",

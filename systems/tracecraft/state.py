@@ -37,13 +37,15 @@ FIXES = (
 
 @dataclass(frozen=True)
 class Session:
-    """A host session a harness found: its id, source path (or DB path) and mtime."""
+    """A host session a harness found: its id, path in the host tree (or DB path), mtime, the cwd it
+    ran in ("" when the harness cannot know it) and its absolute source path (meta's ``source_path``)."""
 
     harness: str
     session_id: str
     path: str
     mtime: float = 0.0
     cwd: str = ""
+    source_path: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from systems.tracecraft.model.core import ClientCore, Gen
 from systems.tracecraft.protocol import STALE_AFTER_S, heartbeat_age_s
 
@@ -19,6 +21,7 @@ class AgentsService(ClientCore):
         yield from self._command()
         yield from self._rt()
         self.b.put_json(f"agents/{self.agent_id}.json", self._registration())
+        self._print(f"Initialized project '{self.tc.project}' as agent '{self.agent_id}'")
         self._op("init")
         return self.agent_id
 
@@ -29,9 +32,14 @@ class AgentsService(ClientCore):
         Not modeled: the summary column (never displayed upstream either).
         """
         yield from self._command()
+        out = yield from self._collect_agents(self.clock.datetime())
+        self._op("agents", count=len(out))
+        return out
+
+    def _collect_agents(self, now: Any) -> Gen:
+        """``collect_agents(store, now)`` (``protocol.py:207-231``): *now* is taken before the listing."""
         yield from self._rt()
         keys = [k for k in self.b.list_keys("agents/") if k.endswith(".json")]
-        now = self.clock.datetime()
         out = []
         for k in keys:
             yield from self._rt()
@@ -49,5 +57,4 @@ class AgentsService(ClientCore):
                     "heartbeat_age_s": age,
                 }
             )
-        self._op("agents", count=len(out))
         return out

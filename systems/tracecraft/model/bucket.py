@@ -10,8 +10,10 @@ from systems.tracecraft.protocol import TracecraftError
 
 
 def dumps(doc: Any) -> bytes:
-    """A JSON document's stored bytes."""
-    return json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    """A JSON document's stored bytes: ``json.dumps(doc, indent=2)``, ASCII-escaped, no trailing newline,
+    as upstream's S3 and HF ``put_json`` and the mirror-state file (``s3.py:47-51``, ``hf.py:52-63``,
+    ``cli/session.py:64-66``)."""
+    return json.dumps(doc, indent=2).encode("ascii")
 
 
 def loads(body: bytes | None) -> Any:

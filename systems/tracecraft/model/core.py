@@ -28,11 +28,12 @@ Gen = Generator[Any, Any, Any]
 class ClientCore:
     """One loaded config (``TRACECRAFT_AGENT`` = *agent_id*): the CLI commands as SimPy generators.
 
-    Output lines go to :attr:`stdout` as they are printed (a crash after printing keeps them), with
-    upstream's texts (receipts, "nothing new: …", "No new messages.", wait-for's progress lines).
-    Not modeled: stdout vs stderr: every line a command prints goes to ``Client.stdout`` (stderr-only
-    warnings — inbox --delete's deprecation, the HF claim warning, the protection summary — are not
-    printed).
+    Output lines go to :attr:`stdout` and :attr:`stderr` as they are printed (a crash after printing
+    keeps them), with upstream's texts and channels: receipts, "nothing new: …", "No new messages." and
+    the protection summary on stdout; only the empty line of a missing ``memory get``, "No history for
+    K.", the ``--delete`` deprecation warning, wait-for's progress lines and the HF claim warning on
+    stderr (fidelity note, Corrections 7). An error exit raises :class:`TracecraftError` with click's
+    message (upstream prints it as ``Error: …`` on stderr).
     """
 
     def __init__(
@@ -45,6 +46,7 @@ class ClientCore:
         self.reader = reader or agent_id
         self.clock = tc.sim.clock(agent_id)
         self.stdout: list[str] = []
+        self.stderr: list[str] = []
         self.latency: float | None = None
         self.cursor_pause = 0.0  # seconds a reader stays suspended between display and cursor write
         self.variant = tc.variant
@@ -83,8 +85,13 @@ class ClientCore:
     def _hex(self) -> str:
         return self.sim.streams.hex(f"tracecraft.uuid.{self.agent_id}", 8)
 
-    def _print(self, line: str) -> None:
-        self.stdout.append(line)
+    def _print(self, text: str) -> None:
+        """``click.echo(text)``: one stdout line per line of *text*."""
+        self.stdout.extend(text.split("\n"))
+
+    def _eprint(self, text: str) -> None:
+        """``click.echo(text, err=True)``."""
+        self.stderr.extend(text.split("\n"))
 
     def _command(self) -> Gen:
         """Config load: the validate-agent fix checks the id; heartbeat-refresh refreshes registration."""

@@ -68,6 +68,11 @@ class MailService(ClientCore):
         """
         if new and delete:
             raise TracecraftError("--delete and --new are mutually exclusive")
+        if delete:
+            self._eprint(
+                "warning: --delete is deprecated and will be removed in a future release; use `inbox --new` "
+                "to read incrementally without destroying the message log."
+            )
         yield from self._command()
         me = self.agent_id
         dp, bp = f"messages/{me}/", "messages/_broadcast/"
@@ -119,8 +124,6 @@ class MailService(ClientCore):
             self._print(f"Deleted {deleted} direct message(s); broadcasts left in place.")
         if new and (d_cand or b_cand):
             self.sim.faults.point(fp.INBOX_BEFORE_CURSOR)
-            if self.cursor_pause:
-                yield self.sim.timeout(self.cursor_pause)
             now = self.clock.ns() if self.variant.has("future-guard") else None
             raise_ev = self.variant.has("seen-cap-watermark")
             cap = self.tc.seen_cap
@@ -133,6 +136,8 @@ class MailService(ClientCore):
                 ),
                 "updated_at": self.clock.iso(),
             }
+            if self.cursor_pause:  # suspended between building the cursor and its PUT
+                yield self.sim.timeout(self.cursor_pause)
             yield from self._rt()
             self.b.put_json(self._cursor_key(), cursor)
         self._op("inbox", new=new, delete=delete, reader=self.reader, shown=[m.key for m in found])

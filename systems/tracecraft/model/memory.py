@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from systems.tracecraft import faults as fp
 from systems.tracecraft.model.core import ClientCore, Gen, validate_memory_key
 from systems.tracecraft.protocol import TracecraftError, append_key, direct_children
@@ -21,8 +23,9 @@ class MemoryService(ClientCore):
         yield from self._command()
         path = key.replace(".", "/")
         now = self.clock.iso()
-        yield from self._rt()
+        # The key is stamped before the PUT's round trip, as upstream's ``append_key`` (``memory.py:64``).
         hist = append_key(f"memory/_history/{path}/", self.agent_id, self.clock.ns(), self._hex())
+        yield from self._rt()
         self.b.put_json(hist, {"key": key, "value": value, "set_by": self.agent_id, "set_at": now})
         self.sim.faults.point(fp.MEMORY_SET_AFTER_SNAPSHOT)
         yield from self._rt()
@@ -49,16 +52,20 @@ class MemoryService(ClientCore):
         else:
             doc = self.b.get_json(f"memory/{path}.json")
         if doc is None:
+            self._eprint("")
             self._op("memory_get", phase="fail", key=key)
             raise TracecraftError("")
         self._op("memory_get", key=key, value=doc.get("value"))
         if with_meta:
-            return {
+            out = {
                 "key": key,
                 "value": doc.get("value"),
                 "set_by": doc.get("set_by"),
                 "set_at": doc.get("set_at"),
             }
+            self._print(json.dumps(out, indent=2))
+            return out
+        self._print(str(doc.get("value")))
         return doc.get("value")
 
     def memory_history(self, key: str, limit: int = 20) -> Gen:
@@ -74,6 +81,7 @@ class MemoryService(ClientCore):
         if limit > 0:
             keys = keys[-limit:]
         if not keys:
+            self._eprint(f"No history for {key}.")
             self._op("memory_history", phase="fail", key=key)
             raise TracecraftError(f"No history for {key}.")
         lines = []

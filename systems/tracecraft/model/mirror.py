@@ -65,6 +65,43 @@ class MirrorService(ClientCore):
         return out
 
     def mirror(
+        self, harness: Harness, session_id: str | None = None, *, no_redact: bool = False, min_bytes: int = 1
+    ) -> Gen:
+        """(RT-RTE-session-mirror) One-shot ``session mirror``: :meth:`_mirror_once`, then the protection
+        summary on stdout (``cli/session.py:196-201``). Returns the :class:`Flush`."""
+        yield from self._command()
+        flush = yield from self._mirror_once(harness, session_id, no_redact=no_redact, min_bytes=min_bytes)
+        yield from self._protection_summary()
+        return flush
+
+    def session_totals(self) -> Gen:
+        """``{count, total_uploaded_bytes, last_uploaded_at}`` of non-empty metas (``protocol.py:237``)."""
+        yield from self._rt()
+        metas = []
+        for k in [k for k in self.b.list_keys("sessions/") if k.endswith("/meta.json")]:
+            yield from self._rt()
+            m = self.b.get_json(k)
+            if m:
+                metas.append(m)
+        return {
+            "count": len(metas),
+            "total_uploaded_bytes": sum(m.get("total_uploaded_bytes", 0) for m in metas),
+            "last_uploaded_at": max(
+                (m["last_uploaded_at"] for m in metas if m.get("last_uploaded_at")), default=None
+            ),
+        }
+
+    def _protection_summary(self) -> Gen:
+        """``✔ N session(s) protected · X.X MB in YOUR bucket · 0 lost`` on stdout, any error swallowed
+        (``cli/session.py:90-100``)."""
+        try:
+            totals = yield from self.session_totals()
+            mb = totals["total_uploaded_bytes"] / (1024 * 1024)
+            self._print(f"✔ {totals['count']} session(s) protected · {mb:.1f} MB in YOUR bucket · 0 lost")
+        except (TypeError, ValueError, KeyError):
+            pass
+
+    def _mirror_once(
         self,
         harness: Harness,
         session_id: str | None = None,
@@ -73,20 +110,21 @@ class MirrorService(ClientCore):
         min_bytes: int = 1,
         follower: bool = False,
     ) -> Gen:
-        """(RT-RTE-session-mirror, MEM-OBJ-session-parts, -meta, MEM-OBJ-mirror-state) ``_mirror_once``.
+        """(RT-RTE-session-mirror, MEM-OBJ-session-parts, -meta, MEM-OBJ-mirror-state) ``_mirror_once``
+        (``cli/session.py:273-371``).
 
         Load the state (only ``cursor`` is read back); if fewer than *min_bytes* are new print "nothing
         new"; read the tail; redact per chunk; seq = max listed + 1; PUT the part; GET/PUT a rebuilt meta;
         save the state. Crash points ``tracecraft.mirror.after_part`` and ``tracecraft.mirror.after_meta``.
         """
-        yield from self._command()
         sess = harness.find(session_id)
+        source_path = sess.source_path or sess.path
         spath = self.state_path(harness.name, sess.session_id)
         state = self._load_state(spath)
         if (
             self.variant.has("state-scoped")
             and state
-            and (state.get("harness") != harness.name or state.get("source_path") != sess.path)
+            and (state.get("harness") != harness.name or state.get("source_path") != source_path)
         ):
             state = {}
         if self.variant.has("stop-keeps-cursor") and state.get("ended") and follower:
@@ -144,21 +182,21 @@ class MirrorService(ClientCore):
         yield from self._rt()
         self.b.put_bytes(key, body)
         self.sim.faults.point(fp.MIRROR_AFTER_PART)
-        entry = {
+        entry = {  # uploaded_at is stamped after the meta GET, as upstream (``cli/session.py:321-332``)
             "seq": seq,
             "uuid": uniq,
             "cursor_range": [cursor, nxt],
             "source_bytes": len(chunk),
             "uploaded_bytes": len(body),
             "redactions": counts,
-            "uploaded_at": self.clock.iso(),
+            "uploaded_at": "",
         }
         yield from self._meta_append(meta_key, harness, sess, entry)
         self.sim.faults.point(fp.MIRROR_AFTER_META)
         new_state = {
             "harness": harness.name,
             "session_id": sess.session_id,
-            "source_path": sess.path,
+            "source_path": source_path,
             "cursor": nxt,
             "last_uploaded_seq": seq,
             "last_flush_at": self.clock.iso(),
@@ -189,10 +227,11 @@ class MirrorService(ClientCore):
                 "source_bytes": pend["source_bytes"],
                 "uploaded_bytes": pend["uploaded_bytes"],
                 "redactions": pend["redactions"],
-                "uploaded_at": self.clock.iso(),
+                "uploaded_at": "",
             }
             harness_name = prefix.split("/")[1]
-            sess = Session(harness_name, prefix.split("/")[2], str(state.get("source_path", "")))
+            src = str(state.get("source_path", ""))
+            sess = Session(harness_name, prefix.split("/")[2], src, source_path=src)
             yield from self._meta_append(meta_key, None, sess, entry)
         state = {k: v for k, v in state.items() if k != "pending"}
         state["cursor"] = pend["range"][1]
@@ -208,6 +247,7 @@ class MirrorService(ClientCore):
             raw = self.b.get_bytes(meta_key)
             meta = loads(raw) or {}
             now = self.clock.iso()
+            entry = dict(entry, uploaded_at=now)
             new: dict[str, Any] = {}
             if self.variant.has("meta-cas"):
                 new.update(meta)
@@ -216,8 +256,8 @@ class MirrorService(ClientCore):
                     "schema_version": 1,
                     "harness": harness.name if harness else sess.harness,
                     "session_id": sess.session_id,
-                    "source_path": sess.path,
-                    "cwd": sess.cwd or None,
+                    "source_path": sess.source_path or sess.path,
+                    "cwd": sess.cwd or None,  # null except for claude-code (``cli/session.py:339``)
                     "agent_id": self.agent_id,
                     "started_at": meta.get("started_at", now),
                     "last_uploaded_at": now,
@@ -249,9 +289,10 @@ class MirrorService(ClientCore):
         """
         if interval <= 0:
             raise TracecraftError("--interval must be > 0")
+        yield from self._command()
         out = []
         for _ in range(cycles):
-            out.append((yield from self.mirror(harness, session_id, follower=True)))
+            out.append((yield from self._mirror_once(harness, session_id, follower=True)))
             if out[-1].status == "stopped":
                 break
             yield self.sim.timeout(interval)

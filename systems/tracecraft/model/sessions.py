@@ -3,6 +3,7 @@ RT-RTE-session-compact)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from systems.tracecraft import faults as fp
@@ -33,20 +34,39 @@ class SessionsService(MirrorService):
             raise TracecraftError(f"session not found: {session_id}")
         return metas[0]
 
-    def session_list(self, harness: str | None = None, limit: int = 20) -> Gen:
-        """(RT-RTE-session-mirror) Metas (optionally of one harness), newest ``last_uploaded_at`` first."""
+    def session_list(self, harness: str | None = None, limit: int = 20, sort_by: str = "recent") -> Gen:
+        """(RT-RTE-session-mirror) ``session list`` (``cli/session.py:377-421``): every non-empty meta (of
+        one ``harness`` field), newest ``last_uploaded_at`` first (``sort_by="size"``: largest
+        ``total_uploaded_bytes``), then the first *limit*; prints the table or ``(no sessions)``."""
         yield from self._command()
         yield from self._rt()
-        metas = [k for k in self.b.list_keys("sessions/") if k.endswith("/meta.json")]
-        if harness:
-            metas = [k for k in metas if k.split("/")[1] == harness]
+        keys = [k for k in self.b.list_keys("sessions/") if k.endswith("/meta.json")]
         rows = []
-        for k in metas:
+        for k in keys:
             yield from self._rt()
-            rows.append(self.b.get_json(k) or {})
-        rows.sort(key=lambda m: str(m.get("last_uploaded_at") or ""), reverse=True)
+            meta = self.b.get_json(k)
+            if not meta or (harness and meta.get("harness") != harness):
+                continue
+            rows.append(meta)
+        if sort_by == "recent":
+            rows.sort(key=lambda m: m.get("last_uploaded_at", ""), reverse=True)
+        else:
+            rows.sort(key=lambda m: m.get("total_uploaded_bytes", 0), reverse=True)
+        rows = rows[:limit]
+        if not rows:
+            self._print("(no sessions)")
+        else:
+            self._print(f"{'HARNESS':<14} {'SESSION':<16} {'BYTES':>12} {'PARTS':>6} {'LAST UPLOAD':<25}")
+            self._print("-" * 80)
+            for m in rows:
+                sid = m.get("session_id", "?")
+                short = sid[:8] + ("…" if len(sid) > 8 else "")
+                self._print(
+                    f"{m.get('harness', '?'):<14} {short:<16} {m.get('total_uploaded_bytes', 0):>12,} "
+                    f"{len(m.get('parts', [])):>6} {m.get('last_uploaded_at', '-')[:24]:<25}"
+                )
         self._op("session_list", harness=harness, count=len(rows))
-        return rows[:limit] if limit > 0 else rows
+        return rows
 
     def session_show(self, session_id: str, tail: int = 0, harness: str | None = None) -> Gen:
         """(RT-RTE-session-mirror, MEM-OBJ-session-parts) The first matching meta and the last *tail* lines.
@@ -57,11 +77,14 @@ class SessionsService(MirrorService):
         yield from self._command()
         meta_key = yield from self._find_meta(session_id, harness)
         yield from self._rt()
-        meta = self.b.get_json(meta_key) or {}
+        doc = self.b.get_json(meta_key)
+        self._print(json.dumps(doc, indent=2))
+        meta = doc or {}
         lines: list[str] = []
         if tail > 0:
             chunks = yield from self._transcript_parts(meta_key[: -len("meta.json")], meta)
             lines = [ln.decode("utf-8", errors="replace") for ln in tail_lines_of_parts(chunks, tail)]
+            self._print("\n--- tail ---")
             for ln in lines:
                 self._print(ln)
         self._op("session_show", session=session_id, tail=tail, lines=len(lines))
@@ -197,5 +220,10 @@ class SessionsService(MirrorService):
             self.b.delete(k)
             if i < len(targets) - 1:
                 self.sim.faults.point(fp.COMPACT_AFTER_DELETE)
+        self._print(
+            f"compacted session={session_id}  merged {len(targets)} parts -> 1 ({len(body):,}B)  "
+            f"deleted={len(targets)}  kept_tail={len(kept)}"
+        )
+        yield from self._protection_summary()
         self._op("session_compact", session=session_id, targets=len(targets), merged=merged_key)
         return merged_key

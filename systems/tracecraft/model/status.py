@@ -21,22 +21,27 @@ from systems.tracecraft.protocol import (
 class StatusService(AgentsService, StepsService, SessionsService):
     """Status commands of a :class:`~systems.tracecraft.model.Client`."""
 
-    # -- status --------------------------------------------------------------------------------------
     def status(self) -> Gen:
-        """(RT-RTE-step-control, RT-RTE-mail-exchange) Agents, steps, mailboxes, session totals (``_gather``).
+        """(RT-RTE-step-control, RT-RTE-mail-exchange) ``status --json``'s snapshot (``cli/status.py:21-91``):
+        ``{project, backend, bucket, generated_at, agents, steps, mailboxes, sessions}``.
 
-        Mailboxes come from one ``messages/`` listing: data leaves count as mail, a ``_cursor.json`` leaf
-        marks a cursor holder. Unread (what ``inbox --new`` would show: unseen direct keys plus unseen
-        broadcasts from others, senders from the key or, for a non-conforming key, the body) exists only
-        for cursor holders; ``_broadcast`` is always None. ``mailboxes`` is upstream's list of
-        ``{agent, total, unread}``; ``unread`` maps agent to unread.
+        Steps come from one ``steps/`` listing, each resolved as ``effective_status_from_listing`` (a GET
+        only for a file the listing shows). Mailboxes come from one ``messages/`` listing: data leaves count
+        as mail, a ``_cursor.json`` leaf marks a cursor holder. Unread (what ``inbox --new`` would show:
+        unseen direct keys plus unseen broadcasts from others, senders from the key or, for a
+        non-conforming key, the body) exists only for cursor holders; ``_broadcast`` is always None.
         """
-        agents = yield from self.agents()
+        yield from self._command()
+        now = self.clock.datetime()
+        agents = yield from self._collect_agents(now)
         yield from self._rt()
-        step_ids = sorted({k.split("/")[1] for k in self.b.list_keys("steps/") if k.count("/") >= 2})
-        steps = {}
+        step_keys = self.b.list_keys("steps/")
+        present = set(step_keys)
+        step_ids = sorted({k.split("/")[1] for k in step_keys if k.count("/") >= 2})
+        steps = []
         for sid in step_ids:
-            steps[sid] = yield from self.effective_status(sid)
+            st, agent = yield from self._status_from_listing(sid, present)
+            steps.append({"id": sid, "status": st, "agent": agent})
         yield from self._rt()
         boxes: dict[str, list[str]] = {}
         have_cursor: set[str] = set()
@@ -59,7 +64,6 @@ class StatusService(AgentsService, StepsService, SessionsService):
                     sender = (self.b.get_json(k) or {}).get("from")
                 b_sender[k] = sender
         mailboxes = []
-        unread: dict[str, int | None] = {}
         for box in sorted(set(boxes) | have_cursor):
             keys = boxes.get(box, [])
             count = None
@@ -71,30 +75,29 @@ class StatusService(AgentsService, StepsService, SessionsService):
                     1 for k in unseen_keys(b_keys, bst) if b_sender.get(k) != box
                 )
             mailboxes.append({"agent": box, "total": len(keys), "unread": count})
-            unread[box] = count
         totals = yield from self.session_totals()
         self._op("status", steps=len(steps), boxes=len(mailboxes))
         return {
+            "project": self.tc.project,
+            "backend": self.tc.backend,
+            "bucket": self.tc.bucket_name,
+            "generated_at": now.isoformat(),
             "agents": agents,
             "steps": steps,
             "mailboxes": mailboxes,
-            "unread": unread,
             "sessions": totals,
         }
 
-    def session_totals(self) -> Gen:
-        """``{count, total_uploaded_bytes, last_uploaded_at}`` over the non-empty metas (upstream's keys)."""
-        yield from self._rt()
-        metas = []
-        for k in [k for k in self.b.list_keys("sessions/") if k.endswith("/meta.json")]:
+    def _status_from_listing(self, sid: str, present: set[str]) -> Gen:
+        """``effective_status_from_listing`` (``protocol.py:176-190``)."""
+        if f"steps/{sid}/status.json" in present:
             yield from self._rt()
-            m = self.b.get_json(k)
-            if m:
-                metas.append(m)
-        return {
-            "count": len(metas),
-            "total_uploaded_bytes": sum(m.get("total_uploaded_bytes", 0) for m in metas),
-            "last_uploaded_at": max(
-                (m["last_uploaded_at"] for m in metas if m.get("last_uploaded_at")), default=None
-            ),
-        }
+            data = self.b.get_json(f"steps/{sid}/status.json")
+            if data is not None:
+                return data.get("status", "unknown"), data.get("agent", "?")
+        if f"steps/{sid}/claim.json" in present:
+            yield from self._rt()
+            claim = self.b.get_json(f"steps/{sid}/claim.json")
+            if claim is not None:
+                return "in_progress", claim.get("agent", "?")
+        return "pending", None

@@ -47,6 +47,11 @@ class StepsService(ClientCore):
             f"steps/{sid}/status.json", {"status": "in_progress", "agent": self.agent_id, "started_at": now}
         )
         self._print(f"Claimed step {step_id} as {self.agent_id}")
+        if self.tc.backend == "hf":  # ``cli/steps.py:66-74``
+            self._eprint(
+                "warning: claims on the HuggingFace backend are best-effort (racy) — another agent may also "
+                "believe it won this step. Use an S3-compatible backend for atomic claims."
+            )
         self._op("claim", step=sid)
         return sid
 
@@ -94,6 +99,7 @@ class StepsService(ClientCore):
             raise TracecraftError("Use at most one of --blocked / --needs-review")
         sid = normalize_step_id(step_id)
         yield from self._command()
+        now = self.clock.iso()  # taken before any store call, as upstream (``cli/steps.py:113``)
         yield from self._rt()
         claim = self.b.get_json(f"steps/{sid}/claim.json") or {}
         owner = claim.get("agent")
@@ -105,7 +111,6 @@ class StepsService(ClientCore):
             )
         state = "blocked" if blocked else "needs_review" if needs_review else "complete"
         yield from self._rt()
-        now = self.clock.iso()
         started = (self.b.get_json(f"steps/{sid}/status.json") or {}).get("started_at", now)
         status: dict[str, Any] = {"status": state, "agent": self.agent_id, "started_at": started}
         if state == "complete":
@@ -154,34 +159,40 @@ class StepsService(ClientCore):
         yield from self._rt()
         st = self.b.get_json(f"steps/{sid}/status.json")
         if st is not None:
-            return (st.get("status") or "unknown", st.get("agent") or "?")
+            return (st.get("status", "unknown"), st.get("agent", "?"))
         yield from self._rt()
         cl = self.b.get_json(f"steps/{sid}/claim.json")
         if cl is not None:
-            return ("in_progress", cl.get("agent"))
+            return ("in_progress", cl.get("agent", "?"))
         return ("pending", None)
 
     def step_status(self, step_id: str) -> Gen:
         """(RT-RTE-step-control) The effective status of one step."""
         yield from self._command()
         out = yield from self.effective_status(normalize_step_id(step_id))
+        self._print(f"{step_id}: {out[0]}" + ("" if out[1] is None else f" (agent: {out[1]})"))
         self._op("step_status", step=step_id, status=out[0])
         return out
 
     def wait_for(self, step_ids: list[str], timeout: float = 300) -> Gen:
-        """(RT-BAP-step-polling, RT-RTE-step-control) Poll every 5 s until every step is complete.
+        """(RT-BAP-step-polling, RT-RTE-step-control) Poll every 5 s until every step is complete
+        (``cli/steps.py:182-221``).
 
-        Raises :class:`TracecraftError` at once when a step is blocked, or on timeout; needs_review keeps
-        waiting. Never reads the handoff (the handoff-reader fix returns them: ``{sid: handoff}``).
-        Not modeled: wall-clock seconds in wait-for's progress line: the remaining time is simulated
-        (whole seconds).
+        The loop runs while the agent's clock is before ``start + timeout``; each pass normalizes each id
+        (a bad id raises there, after the earlier ids were read; with ``timeout=0`` the loop never runs
+        and the result is a timeout). A blocked step raises at once; needs_review keeps waiting and is
+        named in the progress line, which goes to stderr. Never reads the handoff (the handoff-reader fix
+        returns them: ``{sid: handoff}``). Raises :class:`TracecraftError`.
         """
         yield from self._command()
-        sids = [normalize_step_id(s) for s in step_ids]
-        deadline = self.sim.now + timeout
-        while self.sim.now < deadline:
+        sids: list[str] = []
+        deadline = self.clock.seconds() + timeout
+        while self.clock.seconds() < deadline:
             all_done, review = True, []
-            for step_id, sid in zip(step_ids, sids, strict=True):
+            sids = []
+            for step_id in step_ids:
+                sid = normalize_step_id(step_id)
+                sids.append(sid)
                 status, agent = yield from self.effective_status(sid)
                 if status == "blocked":
                     self._op("wait_for", phase="fail", blocked=sid)
@@ -196,8 +207,8 @@ class StepsService(ClientCore):
             if all_done:
                 self._print(f"All steps complete: {', '.join(step_ids)}")
                 break
-            progress = f"Waiting... ({int(deadline - self.sim.now)}s remaining)"
-            self._print(progress + (f" — needs review: {', '.join(review)}" if review else ""))
+            progress = f"Waiting... ({int(deadline - self.clock.seconds())}s remaining)"
+            self._eprint(progress + (f" — needs review: {', '.join(review)}" if review else ""))
             yield self.sim.timeout(WAIT_POLL_S)
         else:
             self._op("wait_for", phase="fail", timeout=timeout)
