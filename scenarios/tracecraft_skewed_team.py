@@ -9,8 +9,9 @@ Their wall clocks are skewed (SKEWS, seconds; a ``skew:AGENT=S`` fault adds to t
 minutes slow, one two minutes slow, one 30 s fast. Keys carry the writer's clock, and the cursor's
 watermark is ``max(ts) - 300 s``, so mail from the slow clock lands below every reader's watermark
 and ``--new`` never shows it, while a plain ``inbox`` still lists it. The same team then runs with
-the ``server-order`` fix (keys stamped by the store at PUT). A ``second-reader:AGENT`` fault runs a
-second process reading with that agent's id (one shared cursor). Same output on memory and moto.
+the ``mailbox-stamp`` fix (each sender stamps above the newest key it lists in the mailbox). A
+``second-reader:AGENT`` fault runs a second process reading with that agent's id (one shared cursor).
+Same output on memory and moto.
 """
 
 from __future__ import annotations
@@ -102,12 +103,12 @@ def _team(ctx: Context, variant: Variant, label: str) -> list[str]:
 
 
 def run(ctx: Context) -> list[str]:
-    """Run the faithful team, then the team with server-order keys."""
+    """Run the faithful team, then the team with mailbox-stamp keys."""
     for a in AGENTS:
         if not ctx.sim.faults.armed("skew", a):
             ctx.sim.clock(a).skew(ctx.params.skews.get(a, 0.0))
     out = _team(ctx, FAITHFUL, "faithful")
-    out += _team(ctx, DESIGN.switches.fixed("server-order"), "fixed")
+    out += _team(ctx, DESIGN.switches.fixed("mailbox-stamp"), "fixed")
     return out
 
 

@@ -2,7 +2,7 @@
 
 from sim.registry import Design, Report
 from sim.variant import Switches
-from systems.tracecraft.state import FIXES
+from systems.tracecraft.state import FIXES, OFF
 
 DESIGN = Design(
     name="tracecraft",
@@ -10,7 +10,7 @@ DESIGN = Design(
     title="agents coordinating through an S3 bucket: shared values with history, mail with inbox "
     "cursors, claims and handoffs, transcript mirroring",
     report=Report.from_package("systems.tracecraft"),
-    switches=Switches("tracecraft", fixes=FIXES),
+    switches=Switches("tracecraft", fixes=FIXES, off=OFF),
     demo_scenario="tracecraft_cursor_reuse",
     markers={"send": "mail sent", "inbox": "inbox", "claim": "claim", "mirror": "mirror"},
 )

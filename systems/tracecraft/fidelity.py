@@ -401,7 +401,16 @@ DIFFERENCES: list[str] = [
     "the note does not say).",
     "The note's fix for two mirrors of one session (a conditional PUT on the seq-only name) is not enough: "
     "a second mirror that lists after the first one's part PUT takes seq+1 and uploads the same bytes "
-    "(Hypothesis found it). The model's part-cond-put fix names the lock by the flush's start cursor.",
+    "(Hypothesis found it). The model's part-cond-put fix names the lock by the flush's start cursor, "
+    "reads the state again under it and removes it after the state save (issue 12: a lock that stays "
+    "refuses every later flush from the same cursor, e.g. after a lost state).",
+    "The note's fix for clock skew, server-assigned order, needs the store's clock, which S3 cannot put into "
+    "a key. The model's mailbox-stamp fix is a hybrid logical clock over a LIST: the sender stamps above the "
+    "newest key in the mailbox (keys more than 30 min ahead ignored). Upstream documents arrivals more than "
+    "the grace window out of order as the limit of --new (protocol.py:96-103), so the claim says so.",
+    "The note's fix for HF claims, 'a conditional-PUT backend', swaps the backend. The model's "
+    "hf-verify-claim fixes HF itself: after the exists-then-write it waits 5 s and reads the claim back "
+    "(Fischer's mutual exclusion: safe while every write lands within 5 s of its existence check).",
     "The note's pinned inbox regex `\\[(.*?)\\] \\((direct|broadcast)\\) (\\S+): (.+)` does not match "
     "step-tagged lines (`<from> [step X]: ...`); upstream's tests pin it on untagged lines.",
     "The Hermes harness's 'size' for the min-bytes check is taken as the session's highest message id (the "

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from hypothesis import strategies as st
+from pydantic import Field
 
 from sim.claims import Verdict
 from sim.engine import Simulation
 from sim.variant import Variant
-from systems.tracecraft.drivers.common import MODEL, World, system
-
+from systems.tracecraft.drivers.common import MODEL, World, attempt, system
 
 # 20b ----------------------------------------------------------------------------------------------
+ArtifactCollisionExample = Annotated[
+    list[tuple[Literal[None, "shared", "A.1", "a-1", "a.1", "s2"], Literal["r.txt", "plan.md"]]],
+    Field(min_length=1, max_length=5),
+]
+
+
 def artifact_collision_examples() -> Any:
     steps = [None, "shared", "A.1", "a-1", "a.1", "s2"]
     uploads = [(step, name) for name in ("r.txt", "plan.md") for step in steps]
@@ -28,8 +34,8 @@ def artifact_collision(sim: Simulation, uploads: Any, variant: Variant, world: W
         a.call(a.artifact_upload(name, body, step))
         latest[(step, name)] = body
     for (step, name), body in latest.items():
-        got = a.call(a.artifact_download(name, step))
-        if got != body:
+        ok, got = attempt(a, a.artifact_download(name, step))
+        if not ok or got != body:
             return Verdict.violated(
                 f"{name} of {step or 'the pool'} was overwritten by another address: {got!r}"
             )

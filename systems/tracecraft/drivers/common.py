@@ -24,7 +24,7 @@ from sim.faults import Crash, FaultPlan
 from sim.files import FileTree, MemoryTree
 from sim.objects import MemoryStore, ObjectStore, PreconditionFailed
 from systems.tracecraft.model import FileTailHarness, Tracecraft
-from systems.tracecraft.protocol import TracecraftError
+from systems.tracecraft.protocol import PART_RE, TracecraftError
 
 #: What a failed command raises: a CLI error, a crash at a fault point, a lost conditional put.
 ERRORS = (TracecraftError, Crash, PreconditionFailed)
@@ -127,6 +127,17 @@ def host(world: World, sim: Simulation, tc: Tracecraft, harness: str = "claude-c
     """The host agent (its home holds the session files and the mirror state) and its harness."""
     home = world.tree(mtime=sim.clock("host").seconds)
     return tc.agent("host", home=home), world.harness(harness, home)
+
+
+def listed_parts(keys: list[str]) -> list[tuple[int, str, str]]:
+    """(seq, uuid, key) of the part objects in a session listing, as upstream's show sees them."""
+    out = []
+    for k in keys:
+        name = k.rsplit("/", 1)[-1]
+        m = PART_RE.search(name)
+        if m:
+            out.append((int(m.group(1)), name[-len("12345678.jsonl") : -len(".jsonl")], k))
+    return out
 
 
 def write(h: FileTailHarness, sid: str, data: bytes) -> None:

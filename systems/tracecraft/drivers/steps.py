@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from hypothesis import strategies as st
+from pydantic import Field
+from typing_extensions import TypedDict
 
 from sim.claims import Verdict
 from sim.engine import Simulation
+from sim.faults import Crash
 from sim.variant import Variant
 from systems.tracecraft import faults as fp
 from systems.tracecraft import properties as pr
@@ -25,8 +28,13 @@ from systems.tracecraft.drivers.common import (
 )
 from systems.tracecraft.model import LEASE_S
 
-
 # 15 -----------------------------------------------------------------------------------------------
+PermanentClaimOp = tuple[
+    Literal["claim", "complete", "wait"], Literal["a", "b", ""], Literal["", "force", "blocked", "700", "100"]
+]
+PermanentClaimExample = Annotated[list[PermanentClaimOp], Field(min_length=3, max_length=7)]
+
+
 def permanent_claim_examples() -> Any:
     """After a claims s1: claims, completes (plain, --force, --blocked) by a and b, and waits."""
     ops = [
@@ -62,12 +70,16 @@ def permanent_claim(sim: Simulation, ops: Any, variant: Variant, world: World = 
             if ok:
                 last_claim_at = sim.now
                 claimed_since_force.add(who)
+            elif owner is None:
+                return Verdict.violated(f"{who} cannot claim the unclaimed step: {msg}")
             elif expired and status.get("status") != "complete":
                 return Verdict.violated(f"{who} cannot take over a claim idle for > {LEASE_S} s: {msg}")
             continue
         force = arg.startswith("force")
         owner = (tc.bucket.get_json("steps/s1/claim.json") or {}).get("agent")
-        ok, _ = attempt(c, c.complete("s1", force=force, blocked=arg.endswith("blocked")))
+        ok, msg = attempt(c, c.complete("s1", force=force, blocked=arg.endswith("blocked")))
+        if not ok and owner == who:
+            return Verdict.violated(f"the claim owner {who} cannot complete its step: {msg}")
         if ok and force:
             forced_by, claimed_since_force = who, set()
             overridden = owner if owner not in (None, who) else None
@@ -80,6 +92,11 @@ def permanent_claim(sim: Simulation, ops: Any, variant: Variant, world: World = 
 
 
 # 16 -----------------------------------------------------------------------------------------------
+CompletedStepRegressesExample = Annotated[
+    list[tuple[Literal["claim", "complete"], Literal["a", "b"]]], Field(max_length=6)
+]
+
+
 def completed_step_regresses_examples() -> Any:
     op = st.tuples(st.sampled_from(["claim", "complete"]), st.sampled_from(["a", "b"]))
     return st.lists(op, max_size=6)
@@ -91,7 +108,11 @@ def completed_step_regresses(sim: Simulation, ops: Any, variant: Variant, world:
     for kind, who in ops:
         c = agents[who]
         before = c.call(c.step_status("s1"))[0]
-        attempt(c, c.claim("s1") if kind == "claim" else c.complete("s1"))
+        owner = (tc.bucket.get_json("steps/s1/claim.json") or {}).get("agent")
+        ok, msg = attempt(c, c.claim("s1") if kind == "claim" else c.complete("s1"))
+        served = owner is None and before != "complete" if kind == "claim" else owner in (None, who)
+        if served and not ok:  # claiming a free step, completing one's own or an unclaimed step
+            return Verdict.violated(f"{who}'s {kind} of s1 ({before}, claimed by {owner}) was refused: {msg}")
         after = c.call(c.step_status("s1"))[0]
         if kind == "claim" and before == "complete" and after != "complete":
             return Verdict.violated(f"{who}'s claim turned a complete step back into {after}")
@@ -100,6 +121,13 @@ def completed_step_regresses(sim: Simulation, ops: Any, variant: Variant, world:
 
 # 17 -----------------------------------------------------------------------------------------------
 STATES = ("complete", "blocked", "needs_review")
+
+
+class StatusBeforeHandoffExample(TypedDict):
+    states: Annotated[
+        list[tuple[Literal["complete", "blocked", "needs_review"], bool]], Field(min_length=1, max_length=4)
+    ]
+    poll_at: Annotated[list[Annotated[int, Field(ge=0, le=10)]], Field(max_length=3)]
 
 
 def status_before_handoff_examples() -> Any:
@@ -126,6 +154,8 @@ def status_before_handoff(sim: Simulation, ex: Any, variant: Variant, world: Wor
     a, w = tc.agent("a"), tc.agent("w")
     a.call(a.claim("s1"))
     seen: list[tuple[Any, Any]] = []
+    acked: list[str] = []  # states of the completes that returned
+    ended: list[tuple[str, str]] = []  # (how the worker ended, its state): crashed or refused
 
     def worker() -> Gen:
         for n, (state, _) in enumerate(ex["states"]):
@@ -133,8 +163,13 @@ def status_before_handoff(sim: Simulation, ex: Any, variant: Variant, world: Wor
                 yield from a.complete(
                     "s1", note=f"n{n}", blocked=state == "blocked", needs_review=state == "needs_review"
                 )
-            except ERRORS:
+                acked.append(state)
+            except Crash:
+                ended.append(("crashed", state))
                 return  # the process died
+            except ERRORS as exc:
+                ended.append((f"refused: {exc}", state))
+                return
 
     def waiter() -> Gen:
         for t in [*sorted(ex["poll_at"]), 100]:
@@ -149,6 +184,12 @@ def status_before_handoff(sim: Simulation, ex: Any, variant: Variant, world: Wor
     sim.process(worker())
     sim.process(waiter())
     sim.run()
+    if ended and ended[0][0].startswith("refused"):
+        return Verdict.violated(f"the claim owner's complete --{ended[0][1]} was {ended[0][0]}")
+    final = (seen[-1][0] or {}).get("status")
+    allowed = {acked[-1] if acked else "in_progress"} | {s for how, s in ended if how == "crashed"}
+    if final not in allowed:
+        return Verdict.violated(f"after the worker's completes {acked} the step reads {final}")
     for status, handoff in seen:
         if status.get("status") != "complete":
             continue
@@ -162,6 +203,12 @@ def status_before_handoff(sim: Simulation, ex: Any, variant: Variant, world: Wor
 
 
 # 18 -----------------------------------------------------------------------------------------------
+HandoffNoConsumerExample = Annotated[
+    list[tuple[Literal["", "use the cache", "see report.md"], Literal["b", "c"]]],
+    Field(min_length=1, max_length=3),
+]
+
+
 def handoff_no_consumer_examples() -> Any:
     step = st.tuples(st.sampled_from(["", "use the cache", "see report.md"]), st.sampled_from(["b", "c"]))
     return st.lists(step, min_size=1, max_size=3)
@@ -174,16 +221,23 @@ def handoff_no_consumer(sim: Simulation, steps: Any, variant: Variant, world: Wo
     for i, (note, nxt) in enumerate(steps):
         sid = f"s{i}"
         a.call(a.claim(sid))
-        a.call(a.complete(sid, note=note, to=nxt))
+        attempt(a, a.complete(sid, note=note, to=nxt))
         reader = tc.agent(nxt)
-        received = reader.call(reader.wait_for([sid]))
-        text = " ".join(str(h.get("note")) for h in received.values() if h) + " ".join(reader.stdout)
+        ok, received = attempt(reader, reader.wait_for([sid]))
+        handoffs = received.values() if ok else []
+        text = " ".join(str(h.get("note")) for h in handoffs if h) + " ".join(reader.stdout)
         if note:
             deliveries.append((f"{sid} note to {nxt}", note in text))
     return pr.check_delivered(deliveries)
 
 
 # 19 -----------------------------------------------------------------------------------------------
+RegistrationNotLivenessExample = Annotated[
+    list[tuple[Literal["a", "b"], Literal["claim", "send", "set"], Literal[0, 60, 250, 400]]],
+    Field(max_length=5),
+]
+
+
 def registration_not_liveness_examples() -> Any:
     op = st.tuples(
         st.sampled_from(["a", "b"]),
@@ -218,6 +272,11 @@ def registration_not_liveness(sim: Simulation, ops: Any, variant: Variant, world
 
 
 # 21 -----------------------------------------------------------------------------------------------
+class HfRacyClaimsExample(TypedDict):
+    gaps: Annotated[list[Annotated[float, Field(ge=0.0, le=2.0)]], Field(min_length=1, max_length=4)]
+    latency: Annotated[float, Field(ge=0.25, le=1.0)]
+
+
 def hf_racy_claims_examples() -> Any:
     """Claimants start *gaps* seconds after one another (2.0 s first: the staggered control)."""
     return record(

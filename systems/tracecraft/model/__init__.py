@@ -24,8 +24,8 @@ Not modeled: ``git diff`` (``complete`` takes the changed-file list, ``[]`` stan
 from systems.tracecraft.model.bucket import Bucket
 from systems.tracecraft.model.client import Client, Tracecraft
 from systems.tracecraft.model.core import (
+    HF_SETTLE_S,
     LEASE_S,
-    STORE_CLOCK,
     SYSTEM,
     WAIT_POLL_S,
     ClientCore,
@@ -36,7 +36,20 @@ from systems.tracecraft.model.harness import FileTailHarness, Harness, HermesHar
 from systems.tracecraft.model.tail import tail_lines, tail_lines_of_parts
 
 __all__ = [
-    "LEASE_S", "STORE_CLOCK", "SYSTEM", "WAIT_POLL_S", "Bucket", "Client", "ClientCore", "FileTailHarness",
-    "Harness", "HermesHarness", "Tracecraft", "encode_cwd", "tail_lines", "tail_lines_of_parts",
-    "validate_memory_key", "validate_recipient",
+    "HF_SETTLE_S",
+    "LEASE_S",
+    "SYSTEM",
+    "WAIT_POLL_S",
+    "Bucket",
+    "Client",
+    "ClientCore",
+    "FileTailHarness",
+    "Harness",
+    "HermesHarness",
+    "Tracecraft",
+    "encode_cwd",
+    "tail_lines",
+    "tail_lines_of_parts",
+    "validate_memory_key",
+    "validate_recipient",
 ]  # fmt: skip

@@ -27,7 +27,8 @@ class ArtifactsService(ClientCore):
         key = self.artifact_key(name, step)
         yield from self._command()
         yield from self._rt()
-        self.b.put_bytes(key, body)
+        if not self.variant.has("artifacts-store-nothing"):
+            self.b.put_bytes(key, body)
         self._print(f"Uploaded {name.rsplit('/', 1)[-1]} -> {key}")
         self._op("artifact_upload", key=key, size=len(body))
         return key

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 SYSTEM = "tracecraft"
 WAIT_POLL_S = 5  # wait-for polls every 5 s
 LEASE_S = 600  # claim lease of the claim-lease fix (seconds)
-STORE_CLOCK = "__store__"  # the object store's own clock (LastModified), used by the server-order fix
+HF_SETTLE_S = 5.0  # hf-verify-claim: the wait between the claim write and its read-back (> any write delay)
 
 Gen = Generator[Any, Any, Any]
 
@@ -95,6 +95,8 @@ class ClientCore:
 
     def _command(self) -> Gen:
         """Config load: the validate-agent fix checks the id; heartbeat-refresh refreshes registration."""
+        if self.variant.has("agent-ids-refused"):
+            raise TracecraftError(f"Agent id {self.agent_id!r} refused")
         if self.variant.has("validate-agent"):
             validate_recipient(self.agent_id, what="Agent id")
         if self.variant.has("heartbeat-refresh"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from systems.tracecraft import faults as fp
-from systems.tracecraft.model.core import STORE_CLOCK, ClientCore, Gen, validate_recipient
+from systems.tracecraft.model.core import ClientCore, Gen, validate_recipient
 from systems.tracecraft.protocol import (
     TracecraftError,
     advance_stream,
@@ -14,6 +14,7 @@ from systems.tracecraft.protocol import (
     direct_children,
     key_sender,
     load_stream_cursor,
+    stamp_above,
     unseen_keys,
 )
 from systems.tracecraft.state import InboxLine
@@ -24,15 +25,18 @@ class MailService(ClientCore):
 
     # -- mail (RT-RTE-mail-exchange, MEM-OBJ-message-content, MEM-OBJ-inbox-cursor) ---------------------
     def send(self, recipient: str, message: str, step: str | None = None, *, delay: float = 0.0) -> Gen:
-        """(RT-RTE-mail-exchange, MEM-OBJ-message-content) PUT ``{from, to, message, sent_at[, step]}``.
+        """(RT-RTE-mail-exchange, MEM-OBJ-message-content) PUT ``{from, to, message, sent_at[, step]}``
+        at ``append_key(messages/<R>/)`` (``cli/messages.py:28-53``).
 
         The recipient is validated (stripped, non-empty, no ``/``, ``_`` only for ``_broadcast``); the
-        sender is not. *delay* seconds pass between stamping and the PUT (a late arrival). With the
-        server-order fix the key is stamped by the store's clock at the PUT.
+        sender is not. The key is stamped with the writer's clock at the start; *delay* seconds pass between
+        stamping and the PUT (a late arrival). The mailbox-stamp fix LISTs the mailbox above its own clock
+        first and stamps ``max(own clock, newest key + 1 ns)`` (``protocol.stamp_above``).
         Raises :class:`TracecraftError` for an invalid recipient.
         """
         r = validate_recipient(recipient)
         yield from self._command()
+        prefix = f"messages/{r}/"
         ts = self.clock.ns()
         doc: dict[str, Any] = {
             "from": self.agent_id,
@@ -42,12 +46,14 @@ class MailService(ClientCore):
         }
         if step:
             doc["step"] = step
+        if self.variant.has("mailbox-stamp"):
+            yield from self._rt()
+            own = self.clock.ns()
+            ts = stamp_above(own, self.b.list_keys(prefix, f"{prefix}{own}"), prefix)
+        key = append_key(prefix, self.agent_id, ts, self._hex())
         if delay > 0:
             yield self.sim.timeout(delay)
         yield from self._rt()
-        if self.variant.has("server-order"):
-            ts = self.sim.clock(STORE_CLOCK).ns()
-        key = append_key(f"messages/{r}/", self.agent_id, ts, self._hex())
         self.b.put_json(key, doc)
         self._print(f"Sent to {r}: {message}")
         self._op("send", to=r, key=key, message=message)
@@ -74,6 +80,8 @@ class MailService(ClientCore):
                 "to read incrementally without destroying the message log."
             )
         yield from self._command()
+        if self.variant.has("inbox-ignores-cursor"):
+            new = False  # --new reads like a plain inbox: no cursor GET, every message, no cursor PUT
         me = self.agent_id
         dp, bp = f"messages/{me}/", "messages/_broadcast/"
         empty: dict[str, Any] = {"watermark": None, "seen": []}
@@ -109,7 +117,7 @@ class MailService(ClientCore):
                 )
                 rows.append((doc.get("sent_at", ""), line))
         rows.sort(key=lambda row: row[0])  # the sender's sent_at string ("" when missing)
-        found = [line for _, line in rows]
+        found = [] if self.variant.has("inbox-shows-nothing") else [line for _, line in rows]
         for i, m in enumerate(found):
             self._print(m.render())
             if delete and m.kind == "direct":

@@ -6,7 +6,7 @@ import json
 
 from systems.tracecraft import faults as fp
 from systems.tracecraft.model.core import ClientCore, Gen, validate_memory_key
-from systems.tracecraft.protocol import TracecraftError, append_key, direct_children
+from systems.tracecraft.protocol import TracecraftError, append_key, direct_children, stamp_above
 
 
 class MemoryService(ClientCore):
@@ -23,8 +23,17 @@ class MemoryService(ClientCore):
         yield from self._command()
         path = key.replace(".", "/")
         now = self.clock.iso()
+        prefix = f"memory/_history/{path}/"
         # The key is stamped before the PUT's round trip, as upstream's ``append_key`` (``memory.py:64``).
-        hist = append_key(f"memory/_history/{path}/", self.agent_id, self.clock.ns(), self._hex())
+        ts = self.clock.ns()
+        if self.variant.has("history-is-live"):  # stamp above the newest snapshot (LIST), so key order is
+            yield from self._rt()  # the order of sets that do not overlap, whatever the clocks
+            own = self.clock.ns()
+            ts = stamp_above(own, self.b.list_keys(prefix, f"{prefix}{own}"), prefix)
+        hist = append_key(prefix, self.agent_id, ts, self._hex())
+        if self.variant.has("memory-writes-nothing"):
+            self._print(f"Set {key} = {value}")
+            return hist
         yield from self._rt()
         self.b.put_json(hist, {"key": key, "value": value, "set_by": self.agent_id, "set_at": now})
         self.sim.faults.point(fp.MEMORY_SET_AFTER_SNAPSHOT)

@@ -46,6 +46,15 @@ class MirrorService(ClientCore):
     def _save_state(self, path: str, doc: dict[str, Any]) -> None:
         self.home.write_bytes(path, dumps(doc), clock=self.clock.seconds)
 
+    def _mirror_state(self, spath: str, harness: str, source_path: str) -> dict[str, Any]:
+        """The local mirror state (only ``cursor`` is read back); the state-scoped fix drops a state whose
+        harness or source does not match."""
+        state = self._load_state(spath)
+        scoped = self.variant.has("state-scoped") and state
+        if scoped and (state.get("harness") != harness or state.get("source_path") != source_path):
+            return {}
+        return state
+
     def _part_re(self) -> Any:
         return PART_RE_WIDE if self.variant.has("part-seq-wide") else PART_RE
 
@@ -120,13 +129,7 @@ class MirrorService(ClientCore):
         sess = harness.find(session_id)
         source_path = sess.source_path or sess.path
         spath = self.state_path(harness.name, sess.session_id)
-        state = self._load_state(spath)
-        if (
-            self.variant.has("state-scoped")
-            and state
-            and (state.get("harness") != harness.name or state.get("source_path") != source_path)
-        ):
-            state = {}
+        state = self._mirror_state(spath, harness.name, source_path)
         if self.variant.has("stop-keeps-cursor") and state.get("ended") and follower:
             self._op("mirror", session=sess.session_id, result="stopped")
             return Flush("stopped")
@@ -139,7 +142,7 @@ class MirrorService(ClientCore):
                 state = self._load_state(spath)
                 cursor = int(state.get("cursor", 0) or 0)
         size = harness.size(sess)
-        if size - cursor < min_bytes:
+        if size - cursor < min_bytes or self.variant.has("mirror-uploads-nothing"):
             self._print(f"nothing new: session={sess.session_id} cursor={cursor:,} size={size:,}")
             self._op("mirror", session=sess.session_id, result="nothing new")
             return Flush("nothing new")
@@ -156,18 +159,31 @@ class MirrorService(ClientCore):
         seq = max((p[0] for p in parts), default=-1) + 1
         uniq = self._hex()
         key = prefix + part_name(seq, uniq)
+        lock = f"{prefix}_flush/{cursor:012d}.lock"
         if self.variant.has("part-cond-put"):
+            # The note's conditional PUT on the seq-only name is not enough: a second mirror that lists after
+            # the first one's part PUT takes seq+1 and uploads the same bytes. The lock is named by the start
+            # cursor; under it the state is read again (a mirror that finished meanwhile moved the cursor),
+            # and it is removed after the state save, so a later flush from the same cursor (after the state
+            # was lost) is not refused forever.
+            yield from self._rt()
             try:
-                yield from self._rt()
-                # The note's seq-only name is not enough: a second mirror that lists after the first one's
-                # part PUT gets seq+1 and uploads the same bytes. The lock is named by the start cursor.
-                self.b.put_bytes(f"{prefix}_flush/{cursor:012d}.lock", b"", if_none_match=True)
+                self.b.put_bytes(lock, b"", if_none_match=True)
             except PreconditionFailed:
                 self._op("mirror", phase="fail", session=sess.session_id, seq=seq, result="conflict")
                 return Flush("conflict", seq)
+            again = self._mirror_state(spath, harness.name, source_path)
+            if int(again.get("cursor", 0) or 0) != cursor:
+                yield from self._rt()
+                self.b.delete(lock)
+                self._op("mirror", phase="fail", session=sess.session_id, seq=seq, result="conflict")
+                return Flush("conflict", seq)
         if self.variant.has("mirror-intent"):
-            state = dict(
+            state = dict(  # the intent carries the state's scope, so the retry's scope check keeps it
                 state,
+                harness=harness.name,
+                session_id=sess.session_id,
+                source_path=source_path,
                 pending={
                     "seq": seq,
                     "uuid": uniq,
@@ -202,6 +218,9 @@ class MirrorService(ClientCore):
             "last_flush_at": self.clock.iso(),
         }
         self._save_state(spath, new_state)
+        if self.variant.has("part-cond-put"):
+            yield from self._rt()
+            self.b.delete(lock)
         self._print(
             f"uploaded part-{seq:05d}-{uniq}  source={len(chunk):,}B  upload={len(body):,}B  "
             f"redactions={counts or 'none'}"
@@ -216,6 +235,9 @@ class MirrorService(ClientCore):
         if not self.b.exists(pend["key"]):
             state.pop("pending")
             self._save_state(spath, state)
+            if self.variant.has("part-cond-put"):
+                yield from self._rt()
+                self.b.delete(f"{prefix}_flush/{pend['range'][0]:012d}.lock")
             return False
         yield from self._rt()
         meta = self.b.get_json(meta_key) or {}
@@ -236,6 +258,9 @@ class MirrorService(ClientCore):
         state = {k: v for k, v in state.items() if k != "pending"}
         state["cursor"] = pend["range"][1]
         self._save_state(spath, state)
+        if self.variant.has("part-cond-put"):  # the crashed flush still holds its lock
+            yield from self._rt()
+            self.b.delete(f"{prefix}_flush/{pend['range'][0]:012d}.lock")
         return True
 
     def _meta_append(

@@ -75,6 +75,8 @@ class SessionsService(MirrorService):
         concatenates, ``splitlines()`` and decodes with replacement. Returns ``(meta, lines)``.
         """
         yield from self._command()
+        if self.variant.has("show-refuses"):
+            raise TracecraftError(f"session not found: {session_id}")
         meta_key = yield from self._find_meta(session_id, harness)
         yield from self._rt()
         doc = self.b.get_json(meta_key)
@@ -173,7 +175,7 @@ class SessionsService(MirrorService):
         # As upstream's ``part_keys[:-K], part_keys[-K:]``: K >= the part count leaves no targets.
         targets = parts[: max(0, len(parts) - keep_tail)]
         kept = parts[len(targets) :]
-        if len(targets) < 2:
+        if len(targets) < 2 or self.variant.has("compact-merges-nothing"):
             self._print(f"nothing to compact: {len(targets)} mergeable part(s) (kept newest {len(kept)})")
             return None
         chunks = []

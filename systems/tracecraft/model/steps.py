@@ -7,7 +7,7 @@ from typing import Any
 from sim.objects import PreconditionFailed
 from systems.tracecraft import faults as fp
 from systems.tracecraft.model.bucket import loads
-from systems.tracecraft.model.core import LEASE_S, WAIT_POLL_S, ClientCore, Gen
+from systems.tracecraft.model.core import HF_SETTLE_S, LEASE_S, WAIT_POLL_S, ClientCore, Gen
 from systems.tracecraft.protocol import TracecraftError, heartbeat_age_s, normalize_step_id
 
 
@@ -23,6 +23,8 @@ class StepsService(ClientCore):
         """
         sid = normalize_step_id(step_id)
         yield from self._command()
+        if self.variant.has("claim-refuses"):
+            raise TracecraftError(f"Step {step_id} already claimed by unknown")
         if self.variant.has("claim-refuses-terminal"):
             yield from self._rt()
             st = self.b.get_json(f"steps/{sid}/status.json") or {}
@@ -56,14 +58,23 @@ class StepsService(ClientCore):
         return sid
 
     def _conditional_put(self, key: str, doc: Any) -> Gen:
+        """The backend's ``put_json(if_none_match=True)``: S3's ``IfNoneMatch="*"``; on HF exists-then-write
+        (``hf.py:52-63``: racy). The hf-verify-claim fix waits :data:`HF_SETTLE_S` after the write and
+        reads the claim back (Fischer's mutual exclusion: safe while every write lands within that time of
+        its existence check); another owner means the claim was lost."""
         yield from self._rt()
-        if self.b.backend == "hf" and not self.variant.has("conditional-backend"):
-            if self.b.exists(key):
-                raise PreconditionFailed(key)
-            yield from self._rt()
-            self.b.put_json(key, doc)
-        else:
+        if self.b.backend != "hf":
             self.b.put_json(key, doc, if_none_match=True)
+            return
+        if self.b.exists(key):
+            raise PreconditionFailed(key)
+        yield from self._rt()
+        self.b.put_json(key, doc)
+        if self.variant.has("hf-verify-claim"):
+            yield self.sim.timeout(HF_SETTLE_S)
+            yield from self._rt()
+            if (self.b.get_json(key) or {}).get("agent") != doc.get("agent"):
+                raise PreconditionFailed(key)
 
     def _lease_takeover(self, sid: str, doc: dict[str, Any]) -> Gen:
         """claim-lease fix: take over a claim older than LEASE_S on a non-complete step."""
@@ -99,6 +110,8 @@ class StepsService(ClientCore):
             raise TracecraftError("Use at most one of --blocked / --needs-review")
         sid = normalize_step_id(step_id)
         yield from self._command()
+        if self.variant.has("complete-refuses"):
+            raise TracecraftError(f"Step {step_id} cannot be completed")
         now = self.clock.iso()  # taken before any store call, as upstream (``cli/steps.py:113``)
         yield from self._rt()
         claim = self.b.get_json(f"steps/{sid}/claim.json") or {}
