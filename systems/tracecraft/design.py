@@ -12,5 +12,6 @@ DESIGN = Design(
     report=Report.from_package("systems.tracecraft"),
     switches=Switches("tracecraft", fixes=FIXES, off=OFF),
     demo_scenario="tracecraft_cursor_reuse",
+    transfer="transfer:transfer",
     markers={"send": "mail sent", "inbox": "inbox", "claim": "claim", "mirror": "mirror"},
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from systems.tracecraft.model.agents import AgentsService
@@ -77,7 +78,7 @@ class StatusService(AgentsService, StepsService, SessionsService):
             mailboxes.append({"agent": box, "total": len(keys), "unread": count})
         totals = yield from self.session_totals()
         self._op("status", steps=len(steps), boxes=len(mailboxes))
-        return {
+        snap = {
             "project": self.tc.project,
             "backend": self.tc.backend,
             "bucket": self.tc.bucket_name,
@@ -87,6 +88,8 @@ class StatusService(AgentsService, StepsService, SessionsService):
             "mailboxes": mailboxes,
             "sessions": totals,
         }
+        self._print(json.dumps(snap, indent=2))  # ``status --json`` (cli/status.py:176)
+        return snap
 
     def _status_from_listing(self, sid: str, present: set[str]) -> Gen:
         """``effective_status_from_listing`` (``protocol.py:176-190``)."""
