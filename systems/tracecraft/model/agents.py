@@ -45,7 +45,7 @@ class AgentsService(ClientCore):
         out = []
         for k in keys:
             yield from self._rt()
-            doc = self.b.get_json(k)
+            doc = self.b.get_shared(k)
             if not doc:
                 continue
             age = heartbeat_age_s(doc.get("heartbeat"), now)

@@ -88,7 +88,7 @@ class MailService(ClientCore):
         d_stream, b_stream = empty, empty
         if new:
             yield from self._rt()
-            doc = self.b.get_json(self._cursor_key())
+            doc = self.b.get_shared(self._cursor_key())
             d_stream, b_stream = load_stream_cursor(doc, "direct"), load_stream_cursor(doc, "broadcast")
         yield from self._rt()
         d_listed = direct_children(self.b.list_keys(dp, d_stream["watermark"]), dp)
@@ -102,7 +102,7 @@ class MailService(ClientCore):
                 if kind == "broadcast" and key_sender(k, prefix) == me:
                     continue  # own broadcast, by the key's sender (no GET)
                 yield from self._rt()
-                doc = self.b.get_json(k)
+                doc = self.b.get_shared(k)
                 if doc is None:
                     continue
                 if kind == "broadcast" and doc.get("from", "?") == me:

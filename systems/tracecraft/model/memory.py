@@ -57,9 +57,9 @@ class MemoryService(ClientCore):
             doc = None
             if hist:
                 yield from self._rt()
-                doc = self.b.get_json(hist[-1])
+                doc = self.b.get_shared(hist[-1])
         else:
-            doc = self.b.get_json(f"memory/{path}.json")
+            doc = self.b.get_shared(f"memory/{path}.json")
         if doc is None:
             self._eprint("")
             self._op("memory_get", phase="fail", key=key)
@@ -96,7 +96,7 @@ class MemoryService(ClientCore):
         lines = []
         for k in keys:
             yield from self._rt()
-            doc = self.b.get_json(k)
+            doc = self.b.get_shared(k)
             if doc is None:
                 continue
             line = f"[{doc.get('set_at', '?')}] {doc.get('set_by', '?')}: {doc.get('value')}"

@@ -10,7 +10,7 @@ from typing import Any
 from sim.files import FileMissing
 from sim.objects import PreconditionFailed
 from systems.tracecraft import faults as fp
-from systems.tracecraft.model.bucket import dumps, loads
+from systems.tracecraft.model.bucket import dumps
 from systems.tracecraft.model.core import ClientCore, Gen
 from systems.tracecraft.model.harness import FileTailHarness, Harness
 from systems.tracecraft.protocol import (
@@ -89,7 +89,7 @@ class MirrorService(ClientCore):
         metas = []
         for k in [k for k in self.b.list_keys("sessions/") if k.endswith("/meta.json")]:
             yield from self._rt()
-            m = self.b.get_json(k)
+            m = self.b.get_shared(k)
             if m:
                 metas.append(m)
         return {
@@ -270,7 +270,7 @@ class MirrorService(ClientCore):
         while True:
             yield from self._rt()
             raw = self.b.get_bytes(meta_key)
-            meta = loads(raw) or {}
+            meta = self.b.decode_shared(meta_key, raw) or {}  # read only: the rebuild copies what it keeps
             now = self.clock.iso()
             entry = dict(entry, uploaded_at=now)
             new: dict[str, Any] = {}

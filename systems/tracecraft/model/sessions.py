@@ -3,7 +3,6 @@ RT-RTE-session-compact)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from systems.tracecraft import faults as fp
@@ -79,8 +78,8 @@ class SessionsService(MirrorService):
             raise TracecraftError(f"session not found: {session_id}")
         meta_key = yield from self._find_meta(session_id, harness)
         yield from self._rt()
-        doc = self.b.get_json(meta_key)
-        self._print(json.dumps(doc, indent=2))
+        doc, text = self.b.get_json_text(meta_key)
+        self._print(text)
         meta = doc or {}
         lines: list[str] = []
         if tail > 0:

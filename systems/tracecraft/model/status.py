@@ -70,7 +70,7 @@ class StatusService(AgentsService, StepsService, SessionsService):
             count = None
             if box != "_broadcast" and box in have_cursor:
                 yield from self._rt()
-                doc = self.b.get_json(cursor_key(box)) or {}
+                doc = self.b.get_shared(cursor_key(box)) or {}
                 d, bst = load_stream_cursor(doc, "direct"), load_stream_cursor(doc, "broadcast")
                 count = len(unseen_keys(sorted(keys), d)) + sum(
                     1 for k in unseen_keys(b_keys, bst) if b_sender.get(k) != box
@@ -95,12 +95,12 @@ class StatusService(AgentsService, StepsService, SessionsService):
         """``effective_status_from_listing`` (``protocol.py:176-190``)."""
         if f"steps/{sid}/status.json" in present:
             yield from self._rt()
-            data = self.b.get_json(f"steps/{sid}/status.json")
+            data = self.b.get_shared(f"steps/{sid}/status.json")
             if data is not None:
                 return data.get("status", "unknown"), data.get("agent", "?")
         if f"steps/{sid}/claim.json" in present:
             yield from self._rt()
-            claim = self.b.get_json(f"steps/{sid}/claim.json")
+            claim = self.b.get_shared(f"steps/{sid}/claim.json")
             if claim is not None:
                 return "in_progress", claim.get("agent", "?")
         return "pending", None

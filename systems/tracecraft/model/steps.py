@@ -170,11 +170,11 @@ class StepsService(ClientCore):
     def effective_status(self, sid: str) -> Gen:
         """(RT-OBJ-step-state) status.json → (status, agent); else claim.json → in_progress; else pending."""
         yield from self._rt()
-        st = self.b.get_json(f"steps/{sid}/status.json")
+        st = self.b.get_shared(f"steps/{sid}/status.json")
         if st is not None:
             return (st.get("status", "unknown"), st.get("agent", "?"))
         yield from self._rt()
-        cl = self.b.get_json(f"steps/{sid}/claim.json")
+        cl = self.b.get_shared(f"steps/{sid}/claim.json")
         if cl is not None:
             return ("in_progress", cl.get("agent", "?"))
         return ("pending", None)
