@@ -433,4 +433,14 @@ DIFFERENCES: list[str] = [
     "message fields print as '?'/''; collect_agents reports status 'stale' and skips empty documents; "
     "session_totals returns {count, total_uploaded_bytes, last_uploaded_at} over non-empty metas; error "
     "texts and receipts are upstream's verbatim.",
+    "Transfer audit against the 0.2.5 wheel (issue 16; the model follows upstream): append keys are "
+    "stamped before the PUT's round trip (cli/memory.py:64, protocol.py:53) and a send's uuid is drawn "
+    "then; complete takes its time before any store call (cli/steps.py:113); a mirror's parts-log entry "
+    "is stamped after the meta GET (cli/session.py:321-332); collect_agents takes now before its listing "
+    "(protocol.py:210); effective_status defaults to 'unknown'/'?' only for missing fields "
+    "(protocol.py:169-172); step-status prints '<id>: <status>[ (agent: A)]'; status --json lists steps "
+    "as {id, status, agent} read from the listing (protocol.py:176-190); session list skips empty metas "
+    "and filters by the meta's harness field. With these, the 23 counterexamples replay on the real CLI "
+    "word for word and random operation sequences give the same output lines, keys and bytes "
+    "(tests/test_tracecraft_conformance.py).",
 ]
