@@ -1,10 +1,17 @@
-"""The Tracecraft benchmark adapter: requests fit the budget, carry the probe question, and use the model."""
+"""The Tracecraft benchmark adapter: requests fit the budget, carry the probe question, use the model, and
+honour the variant and the knobs it is given."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from sim.engine import Simulation
+from sim.errors import UsageError
 from sim.workload import make_workload, run_adapter
 from systems.tracecraft.adapter import Adapter
+from systems.tracecraft.design import DESIGN
 
 
 def test_requests_fit_budget_and_carry_questions() -> None:
@@ -40,3 +47,46 @@ def test_storage_and_lossless_memory() -> None:
     st = ad.storage()
     assert st.durable_bytes > 0 and st.bytes_written >= st.durable_bytes and st.ops > 0
     sim.close()
+
+
+def _run(knobs: dict[str, object] | None = None, fixes: tuple[str, ...] = ()) -> tuple[Adapter, list[Any]]:
+    w = make_workload(5, steps=60)
+    sim = Simulation(5)
+    variant = DESIGN.switches.fixed(*fixes)
+    ad = Adapter(sim, 30_000, w.drawn, variant=variant, knobs=DESIGN.parse_knobs(knobs or {}))
+    reqs = [ad.step(step) for step in w.steps]
+    sim.close()
+    return ad, reqs
+
+
+def test_knobs_are_honoured() -> None:
+    """memory_keys, tail_lines and compact_every change the requests and the bucket as declared."""
+    base, base_reqs = _run()
+    _, no_memory = _run({"memory_keys": 0})
+    _, no_tail = _run({"tail_lines": 0})
+    never, _ = _run({"compact_every": 0})
+    parts = "sessions/claude-code/bench-session/"
+
+    assert all(r.parts[2] == "memory:\n" for r in no_memory)
+    assert any(r.parts[2] != "memory:\n" for r in base_reqs)
+    assert all(len(r.parts) <= 3 + (1 if r.parts[-1].startswith("Question") else 0) for r in no_tail)
+    assert sum(len(r.parts) for r in base_reqs) > sum(len(r.parts) for r in no_tail)
+    assert len(never.tc.bucket.list_keys(parts)) > len(base.tc.bucket.list_keys(parts))
+
+
+def test_variant_is_honoured() -> None:
+    """The adapter runs the design as the given variant: heartbeat-refresh writes the host's registration
+    on every command; the faithful design never does."""
+    faithful, _ = _run()
+    fixed, _ = _run(fixes=("heartbeat-refresh",))
+
+    assert faithful.tc.bucket.get_json("agents/host.json") is None
+    assert fixed.tc.bucket.get_json("agents/host.json")["id"] == "host"
+    assert fixed.tc.variant.has("heartbeat-refresh")
+
+
+def test_knobs_are_bounded() -> None:
+    """Unknown or out-of-range knobs are errors (``--knob tracecraft.KEY=VALUE``)."""
+    for bad in ({"memory_keys": -1}, {"latency_s": 100}, {"nope": 1}):
+        with pytest.raises(UsageError):
+            DESIGN.parse_knobs(bad)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from systems.tracecraft import (
     CURSOR_GRACE_NS,
@@ -178,3 +182,46 @@ def test_tail_lines_matches_splitlines() -> None:
 
     for n in (1, 5, 1000, 30_000):
         assert tail_lines(body, n) == body.splitlines()[-n:]
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=4), kids, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(JSON)
+def test_indent2_is_json_dumps_indent_2(doc: object) -> None:
+    """The bucket's encoder gives json.dumps(doc, indent=2) character for character (upstream's body),
+    also the second time, when nested entries come from its memo."""
+    from systems.tracecraft.model.bucket import indent2
+
+    wrapped = {"parts": [doc, {"seq": 1, "doc": doc}]}
+
+    assert indent2(doc) == json.dumps(doc, indent=2)
+    assert indent2(wrapped) == json.dumps(wrapped, indent=2)
+    assert indent2(wrapped) == json.dumps(wrapped, indent=2)
+
+
+def test_shared_reads_never_hide_a_change() -> None:
+    """Every shared read is a GET: a body another writer changed is decoded anew; an unchanged one is not."""
+    from sim.objects import MemoryStore
+    from systems.tracecraft.model import Bucket
+
+    store = MemoryStore()
+    mine, other = Bucket(store, "p"), Bucket(store, "p")
+    mine.put_json("memory/k.json", {"value": "v1"})
+    first = mine.get_shared("memory/k.json")
+    gets = store.ops["get"]
+
+    assert mine.get_shared("memory/k.json") is first and store.ops["get"] == gets + 1
+    other.put_json("memory/k.json", {"value": "v2"})
+    assert mine.get_shared("memory/k.json") == {"value": "v2"}
+    assert other.get_shared("memory/k.json") == {"value": "v2"}
+    other.delete("memory/k.json")
+    assert mine.get_shared("memory/k.json") is None

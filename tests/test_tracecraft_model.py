@@ -233,8 +233,11 @@ def test_status_unread_and_crash_window(sim: Simulation, tc: Tracecraft) -> None
 
     st = b.call(b.status())
 
-    assert st["unread"] == {"bob": 2, "_broadcast": None}
-    assert st["steps"]["s1"] == ("in_progress", "alice")
+    assert st["mailboxes"] == [
+        {"agent": "_broadcast", "total": 1, "unread": None},
+        {"agent": "bob", "total": 2, "unread": 2},
+    ]
+    assert st["steps"] == [{"id": "s1", "status": "in_progress", "agent": "alice"}]
 
 
 # -- steps -------------------------------------------------------------------------------------------
@@ -302,7 +305,7 @@ def test_wait_for_polls_blocked_and_review(sim: Simulation, tc: Tracecraft) -> N
     w.call(w.wait_for(["s1"]))
 
     assert sim.now - t0 == 15
-    assert any("needs review: s1" in ln for ln in w.stdout)
+    assert any("needs review: s1" in ln for ln in w.stderr)
     a.call(a.complete("s1", blocked=True))
     with pytest.raises(TracecraftError, match="blocked"):
         w.call(w.wait_for(["s1"]))

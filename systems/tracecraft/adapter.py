@@ -9,18 +9,23 @@ operations on the in-memory object store:
   and mirrored (``session mirror``: redaction, a part, a meta rebuild, the local cursor). Each fact token
   the observation introduces is saved with ``memory set <FACT-id> <token>`` by a seeded saver that drops
   a ``drawn.lossiness`` fraction of them (stream ``tracecraft.adapter.summarizer``).
-* **Maintenance.** Every ``COMPACT_EVERY`` flushes the host runs ``session compact`` (bytes unchanged).
+* **Maintenance.** Every ``compact_every`` flushes the host runs ``session compact`` (bytes unchanged).
 * **Read side (the request).** A fixed system prompt; the ``inbox --new`` output (the benchmark has no
-  teammates, so it is the empty read a host still makes); ``memory get`` of the last ``MEMORY_KEYS``
+  teammates, so it is the empty read a host still makes); ``memory get`` of the last ``memory_keys``
   keys the host set, newest last; then ``session show --tail N`` lines, newest first, as many whole
   lines as fit in what the budget leaves (exact cl100k counts: Tracecraft has no estimator, so the
   request's ``estimate`` is None); then the step's question when it is a probe.
 
-Each step advances the simulation clock by one second.
+The host policy's numbers are the design's knobs (:class:`systems.tracecraft.design.Knobs`, defaults 20
+keys, 60 tail lines, a compact every 50 flushes, no store latency); the design runs as *variant* (``memsim
+bench --designs tracecraft:fixed`` runs every fix). Each step advances the simulation clock by one second.
+Every ``memory get`` is a GET of the store; the bucket only skips decoding a body it decoded before
+(:meth:`~systems.tracecraft.model.bucket.Bucket.get_shared`), so no read is served stale.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -31,6 +36,7 @@ from sim.text import extract_facts
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
+from systems.tracecraft.design import Knobs
 from systems.tracecraft.model import FileTailHarness, Tracecraft
 from systems.tracecraft.policies import SaveFacts
 
@@ -38,9 +44,10 @@ SYSTEM_PROMPT = (
     "You are a coding agent on a Tracecraft team. Shared memory, mail and the mirrored session transcript "
     "below were read back with the tracecraft CLI. Answer from them."
 )
-MEMORY_KEYS = 20  # host policy: memory get of the last 20 keys it set
-TAIL_LINES = 60  # host policy: session show --tail 60, then as many newest lines as fit
-COMPACT_EVERY = 50  # host policy: session compact every 50 flushes (storage maintenance)
+DEFAULTS = Knobs.model_validate({})
+MEMORY_KEYS = DEFAULTS.memory_keys  # host policy: memory get of the last 20 keys it set
+TAIL_LINES = DEFAULTS.tail_lines  # host policy: session show --tail 60, then as many newest lines as fit
+COMPACT_EVERY = DEFAULTS.compact_every  # host policy: session compact every 50 flushes (maintenance)
 SESSION = "bench-session"
 
 
@@ -53,16 +60,17 @@ class Adapter:
         self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
     ) -> None:
         self.sim = sim
-        self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
+        self.variant = variant
+        self.knobs: Knobs = knobs if isinstance(knobs, Knobs) else Knobs.model_validate(dict(knobs or {}))
         self.budget = budget
         self.drawn = drawn
         self.store = MemoryStore()
-        self.tc = Tracecraft(sim, self.store, project="bench")
+        self.tc = Tracecraft(sim, self.store, project="bench", variant=variant, latency=self.knobs.latency_s)
         self.home = MemoryTree(mtime=sim.clock("host").seconds)
         self.harness = FileTailHarness("claude-code", self.home)
         self.host = self.tc.agent("host", home=self.home)
         self.path = self.harness.session_path(SESSION)
-        self.keys: list[str] = []
+        self.keys: dict[str, None] = {}  # the keys the host set, least recently set first
         self.saver = SaveFacts(drawn.lossiness, sim.rng("tracecraft.adapter.summarizer"))
         self._fixed = count_tokens(SYSTEM_PROMPT)
 
@@ -74,26 +82,30 @@ class Adapter:
         )
         self.home.append_bytes(self.path, (line + "\n").encode("utf-8"), clock=self.host.clock.seconds)
         self.host.call(self.host.mirror(self.harness, SESSION))
-        if step.index % COMPACT_EVERY == COMPACT_EVERY - 1:
+        every = self.knobs.compact_every
+        if every and step.index % every == every - 1:
             self.host.call(self.host.session_compact(SESSION))
         for token in step.facts:
             if not self.saver.keep(token):
                 continue
             key = token.split("=", 1)[0]
             self.host.call(self.host.memory_set(key, token))
-            if key in self.keys:
-                self.keys.remove(key)
-            self.keys.append(key)
+            self.keys.pop(key, None)
+            self.keys[key] = None
         inbox = [m.render() for m in self.host.call(self.host.inbox(new=True))]
         parts = [SYSTEM_PROMPT, "inbox --new:\n" + ("\n".join(inbox) or "(no new messages)")]
-        memory = [f"{k}: {self.host.call(self.host.memory_get(k))}" for k in self.keys[-MEMORY_KEYS:]]
+        recent = list(itertools.islice(reversed(self.keys), self.knobs.memory_keys))[::-1]
+        memory = [f"{k}: {self.host.call(self.host.memory_get(k))}" for k in recent]
         parts.append("memory:\n" + "\n".join(memory))
         tail_parts: list[str] = []
         left = self.budget - self._fixed - sum(count_tokens(p) for p in parts[1:])
         if step.question:
             left -= count_tokens(step.question)
-        _, lines = self.host.call(self.host.session_show(SESSION, tail=TAIL_LINES))
+        lines: list[str] = []
+        if self.knobs.tail_lines:
+            _, lines = self.host.call(self.host.session_show(SESSION, tail=self.knobs.tail_lines))
         self.host.stdout.clear()
+        self.host.stderr.clear()
         for ln in reversed(lines):
             cost = count_tokens(ln)
             if cost > left:

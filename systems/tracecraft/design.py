@@ -1,8 +1,24 @@
 """Tracecraft's registration: the design memsim's registry loads (``memsim.designs`` entry point)."""
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from sim.registry import Design, Report
 from sim.variant import Switches
-from systems.tracecraft.state import FIXES
+from systems.tracecraft.state import FIXES, OFF
+
+
+class Knobs(BaseModel):
+    """The benchmark adapter's host policy (``--knob tracecraft.KEY=VALUE``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    memory_keys: int = Field(20, ge=0, le=10_000, description="memory get of the last N keys the host set")
+    tail_lines: int = Field(60, ge=0, le=100_000, description="session show --tail N, newest lines that fit")
+    compact_every: int = Field(
+        50, ge=0, le=1_000_000, description="session compact every N flushes (0: never)"
+    )
+    latency_s: float = Field(0.0, ge=0.0, le=10.0, description="simulated seconds per store round trip")
+
 
 DESIGN = Design(
     name="tracecraft",
@@ -10,7 +26,9 @@ DESIGN = Design(
     title="agents coordinating through an S3 bucket: shared values with history, mail with inbox "
     "cursors, claims and handoffs, transcript mirroring",
     report=Report.from_package("systems.tracecraft"),
-    switches=Switches("tracecraft", fixes=FIXES),
+    switches=Switches("tracecraft", fixes=FIXES, off=OFF),
+    knobs=Knobs,
     demo_scenario="tracecraft_cursor_reuse",
+    transfer="transfer:transfer",
     markers={"send": "mail sent", "inbox": "inbox", "claim": "claim", "mirror": "mirror"},
 )

@@ -14,6 +14,7 @@ T_AD = "tests/test_tracecraft_adapter.py"
 T_DF = "tests/test_tracecraft_differential.py"
 T_UT = "tests/test_tracecraft_upstream_texts.py"
 T_CL = "tests/test_claims_registry.py"
+T_FI = "tests/test_tracecraft_fidelity.py"
 T_SC = "tests/test_scenarios.py"
 CLAIM_FAITHFUL = f"{T_CL}::test_direction_comes_out_as_expected"
 CLAIM_FIXED = f"{T_CL}::test_direction_comes_out_as_expected"
@@ -109,27 +110,30 @@ NOT_MODELED: list[str] = [
     "real harness discovery roots beyond the layouts of the note (one layout per harness name).",
     "writing the config file and credential checks at init.",
     "the registration's summary column (never displayed upstream either).",
-    "session list's size sort (list sorts by last_uploaded_at, newest first).",
     "package build/publication (RT-RTE-package-release): the released wheel is the conformance oracle.",
-    "stdout vs stderr: every line a command prints goes to ``Client.stdout`` (stderr-only warnings — "
-    "inbox --delete's deprecation, the HF claim warning, the protection summary — are not printed).",
-    "wall-clock seconds in wait-for's progress line: the remaining time is simulated (whole seconds).",
+    "click's ``Error: …`` line: a failed command raises TracecraftError with click's message instead.",
+    "init's HF warnings and the .gitignore entry (init registers the agent and prints its first receipt).",
+    "status's text rendering and --watch: status models ``status --json`` (the snapshot printed as indent-2 "
+    "JSON).",
+    "artifact download's local output file (the command returns the bytes it would write).",
+    "the session list's column layout is upstream's, but session ids are truncated to 8 characters there "
+    "and in the model alike; --sort-by size is modeled, the empty-meta skip and the harness filter too.",
 ]
 
 COVERAGE: dict[str, Coverage] = {
     "MEM-CLM-history-immutability": Coverage(
         (
-            "model.Client.memory_set",
-            "model.Client.store_delete",
-            "model.Bucket(worm)",
+            "model.memory.MemoryService.memory_set",
+            "model.core.ClientCore.store_delete",
+            "model.bucket.Bucket(worm)",
             "claims: tracecraft.history-not-immutable, tracecraft.history-newest-not-live",
         ),
         (f"{T_MO}::test_crash_after_snapshot_leaves_unlive_history", CLAIM_FAITHFUL, CLAIM_FIXED),
     ),
     "MEM-OBJ-agent-registration": Coverage(
         (
-            "model.Client.init",
-            "model.Client.agents",
+            "model.agents.AgentsService.init",
+            "model.agents.AgentsService.agents",
             "protocol.heartbeat_age_s",
             "claims: tracecraft.registration-not-liveness",
         ),
@@ -137,14 +141,21 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-artifact-file": Coverage(
         (
-            "model.Client.artifact_upload",
-            "model.Client.artifact_download",
+            "model.artifacts.ArtifactsService.artifact_upload",
+            "model.artifacts.ArtifactsService.artifact_download",
             "claims: tracecraft.artifact-collision",
         ),
-        (f"{T_MO}::test_artifacts_shared_pool_and_overwrite", CLAIM_FAITHFUL),
+        (
+            f"{T_FI}::test_artifact_download_uses_the_name_as_given",
+            f"{T_MO}::test_artifacts_shared_pool_and_overwrite",
+            CLAIM_FAITHFUL,
+        ),
     ),
     "MEM-OBJ-handoff": Coverage(
-        ("model.Client.complete", "claims: tracecraft.status-before-handoff, tracecraft.handoff-no-consumer"),
+        (
+            "model.steps.StepsService.complete",
+            "claims: tracecraft.status-before-handoff, tracecraft.handoff-no-consumer",
+        ),
         (
             f"{T_MO}::test_handoff_document",
             f"{T_MO}::test_crash_after_status_leaves_stale_handoff",
@@ -153,7 +164,7 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-inbox-cursor": Coverage(
         (
-            "model.Client.inbox",
+            "model.mail.MailService.inbox",
             "protocol.load_stream_cursor",
             "protocol.unseen_keys",
             "protocol.advance_stream",
@@ -167,21 +178,21 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "MEM-OBJ-memory-history": Coverage(
-        ("model.Client.memory_history", "protocol.direct_children"),
+        ("model.memory.MemoryService.memory_history", "protocol.direct_children"),
         (
             f"{T_MO}::test_history_oldest_first_and_limit",
             f"{T_MO}::test_history_excludes_nested_and_missing_exits",
         ),
     ),
     "MEM-OBJ-memory-live": Coverage(
-        ("model.Client.memory_get", "model.Client.memory_list"),
+        ("model.memory.MemoryService.memory_get", "model.memory.MemoryService.memory_list"),
         (
             f"{T_MO}::test_get_with_meta_and_missing",
             f"{T_MO}::test_list_hides_history_and_is_not_boundary_aware",
         ),
     ),
     "MEM-OBJ-message-content": Coverage(
-        ("model.Client.send", "state.InboxLine.render"),
+        ("model.mail.MailService.send", "state.InboxLine.render"),
         (
             f"{T_MO}::test_step_tag_and_pinned_line",
             f"{T_MO}::test_recipient_validation_and_unvalidated_sender",
@@ -189,9 +200,9 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-mirror-state": Coverage(
         (
-            "model.Client.state_path",
-            "model.Client.mirror",
-            "model.Client.session_stop",
+            "model.mirror.MirrorService.state_path",
+            "model.mirror.MirrorService.mirror",
+            "model.sessions.SessionsService.session_stop",
             "claims: tracecraft.mirror-cursor-reuse, tracecraft.stop-deletes-cursor",
         ),
         (
@@ -201,8 +212,14 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "MEM-OBJ-session-meta": Coverage(
-        ("model.Client._meta_append", "model.Client.session_compact", "claims: tracecraft.meta-lost-update"),
         (
+            "model.mirror.MirrorService._meta_append",
+            "model.sessions.SessionsService.session_compact",
+            "claims: tracecraft.meta-lost-update",
+        ),
+        (
+            f"{T_FI}::test_meta_cwd_is_null_except_for_claude_code",
+            f"{T_FI}::test_json_bodies_are_indent_2_ascii",
             f"{T_MO}::test_meta_rebuilt_list_show_stop",
             f"{T_MO}::test_compact_three_to_one_and_keep_tail",
             CLAIM_FAITHFUL,
@@ -210,7 +227,7 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "MEM-OBJ-session-parts": Coverage(
         (
-            "model.Client.mirror",
+            "model.mirror.MirrorService.mirror",
             "protocol.PART_RE",
             "protocol.part_name",
             "claims: tracecraft.part-seq-overflow",
@@ -234,10 +251,17 @@ COVERAGE: dict[str, Coverage] = {
         (f"{T_AD}::test_requests_fit_budget_and_carry_questions",),
     ),
     "RT-BAP-step-polling": Coverage(
-        ("model.Client.wait_for", "model.WAIT_POLL_S"), (f"{T_MO}::test_wait_for_polls_blocked_and_review",)
+        ("model.steps.StepsService.wait_for", "model.core.WAIT_POLL_S"),
+        (
+            f"{T_FI}::test_wait_for_validates_ids_inside_the_poll_loop",
+            f"{T_MO}::test_wait_for_polls_blocked_and_review",
+        ),
     ),
     "RT-CLM-mirror-idempotence": Coverage(
-        ("model.Client.mirror", "claims: tracecraft.mirror-not-idempotent, tracecraft.two-mirrors"),
+        (
+            "model.mirror.MirrorService.mirror",
+            "claims: tracecraft.mirror-not-idempotent, tracecraft.two-mirrors",
+        ),
         (f"{T_MO}::test_mirror_parts_nothing_new_and_state_loss", CLAIM_FAITHFUL, CLAIM_FIXED),
     ),
     "RT-CLM-secret-redaction": Coverage(
@@ -245,26 +269,40 @@ COVERAGE: dict[str, Coverage] = {
         (f"{T_FN}::test_redact_whole_and_split_secret", f"{T_CF}::test_redact", CLAIM_FAITHFUL),
     ),
     "RT-CMP-get-store": Coverage(
-        ("model.Bucket", "sim.objects (memory, moto, moto-server, endpoint)"),
-        (f"{T_DF}::test_memory_and_moto_agree", f"{T_MO}::test_two_claims_one_winner"),
+        ("model.bucket.Bucket", "sim.objects (memory, moto, moto-server, endpoint)"),
+        (
+            f"{T_CF}::test_random_operations_agree_with_the_real_package",
+            f"{T_CF}::test_every_counterexample_reproduces_on_the_real_cli",
+            f"{T_DF}::test_memory_and_moto_agree",
+            f"{T_MO}::test_two_claims_one_winner",
+        ),
     ),
     "RT-CMP-harness-registry": Coverage(
-        ("model.FileTailHarness (claude-code, codex, openclaw)", "model.HermesHarness", "model.encode_cwd"),
-        (f"{T_MO}::test_harness_discovery", f"{T_MO}::test_hermes_rowid_cursor"),
+        (
+            "model.harness.FileTailHarness (claude-code, codex, openclaw)",
+            "model.harness.HermesHarness",
+            "model.harness.encode_cwd",
+        ),
+        (
+            f"{T_FI}::test_hermes_discovers_sessions_through_the_sessions_table",
+            f"{T_FI}::test_hermes_degrades_instead_of_raising",
+            f"{T_MO}::test_harness_discovery",
+            f"{T_MO}::test_hermes_rowid_cursor",
+        ),
     ),
     "RT-OBJ-config": Coverage(
         (
-            "model.Tracecraft(project, backend, bucket_name)",
-            "model.Client(agent_id)",
+            "model.client.Tracecraft(project, backend, bucket_name)",
+            "model.client.Client(agent_id)",
             "claims: tracecraft.unvalidated-agent-id",
         ),
         (f"{T_MO}::test_recipient_validation_and_unvalidated_sender", CLAIM_FAITHFUL),
     ),
     "RT-OBJ-step-state": Coverage(
         (
-            "model.Client.claim",
-            "model.Client.complete",
-            "model.Client.effective_status",
+            "model.steps.StepsService.claim",
+            "model.steps.StepsService.complete",
+            "model.steps.StepsService.effective_status",
             "claims: tracecraft.permanent-claim, completed-step-regresses",
         ),
         (
@@ -274,12 +312,18 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-artifact-share": Coverage(
-        ("model.Client.artifact_upload", "model.Client.artifact_download", "model.Client.artifact_list"),
+        (
+            "model.artifacts.ArtifactsService.artifact_upload",
+            "model.artifacts.ArtifactsService.artifact_download",
+            "model.artifacts.ArtifactsService.artifact_list",
+        ),
         (f"{T_MO}::test_artifacts_shared_pool_and_overwrite",),
     ),
-    "RT-RTE-init-config": Coverage(("model.Client.init",), (f"{T_MO}::test_registration_goes_stale",)),
+    "RT-RTE-init-config": Coverage(
+        ("model.agents.AgentsService.init",), (f"{T_MO}::test_registration_goes_stale",)
+    ),
     "RT-RTE-mail-exchange": Coverage(
-        ("model.Client.send", "model.Client.inbox", "model.Client.status"),
+        ("model.mail.MailService.send", "model.mail.MailService.inbox", "model.status.StatusService.status"),
         (
             f"{T_MO}::test_inbox_new_show_silent_only_new",
             f"{T_MO}::test_delete_keeps_broadcasts_and_excludes_new",
@@ -289,7 +333,7 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-memory-write": Coverage(
-        ("model.Client.memory_set",),
+        ("model.memory.MemoryService.memory_set",),
         (
             f"{T_MO}::test_memory_set_rejects_reserved_keys",
             f"{T_MO}::test_crash_after_snapshot_leaves_unlive_history",
@@ -305,7 +349,7 @@ COVERAGE: dict[str, Coverage] = {
         )
     ),
     "RT-RTE-session-compact": Coverage(
-        ("model.Client.session_compact", "claims: tracecraft.compact-duplicates"),
+        ("model.sessions.SessionsService.session_compact", "claims: tracecraft.compact-duplicates"),
         (
             f"{T_MO}::test_compact_three_to_one_and_keep_tail",
             f"{T_MO}::test_interrupted_compact_shows_duplicates",
@@ -315,13 +359,14 @@ COVERAGE: dict[str, Coverage] = {
     ),
     "RT-RTE-session-mirror": Coverage(
         (
-            "model.Client.mirror",
-            "model.Client.mirror_follow",
-            "model.Client.session_show",
-            "model.Client.session_stop",
-            "model.Client.session_list",
+            "model.mirror.MirrorService.mirror",
+            "model.mirror.MirrorService.mirror_follow",
+            "model.sessions.SessionsService.session_show",
+            "model.sessions.SessionsService.session_stop",
+            "model.sessions.SessionsService.session_list",
         ),
         (
+            f"{T_FI}::test_output_channels_and_status_fields",
             f"{T_MO}::test_mirror_parts_nothing_new_and_state_loss",
             f"{T_MO}::test_follow_reloads_state_and_rejects_bad_interval",
             f"{T_MO}::test_redaction_default_and_no_redact",
@@ -332,7 +377,12 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-RTE-step-control": Coverage(
-        ("model.Client.claim", "model.Client.complete", "model.Client.step_status", "model.Client.wait_for"),
+        (
+            "model.steps.StepsService.claim",
+            "model.steps.StepsService.complete",
+            "model.steps.StepsService.step_status",
+            "model.steps.StepsService.wait_for",
+        ),
         (
             f"{T_MO}::test_complete_ownership_force_and_unclaimed",
             f"{T_MO}::test_wait_for_polls_blocked_and_review",
@@ -358,7 +408,16 @@ DIFFERENCES: list[str] = [
     "the note does not say).",
     "The note's fix for two mirrors of one session (a conditional PUT on the seq-only name) is not enough: "
     "a second mirror that lists after the first one's part PUT takes seq+1 and uploads the same bytes "
-    "(Hypothesis found it). The model's part-cond-put fix names the lock by the flush's start cursor.",
+    "(Hypothesis found it). The model's part-cond-put fix names the lock by the flush's start cursor, "
+    "reads the state again under it and removes it after the state save (issue 12: a lock that stays "
+    "refuses every later flush from the same cursor, e.g. after a lost state).",
+    "The note's fix for clock skew, server-assigned order, needs the store's clock, which S3 cannot put into "
+    "a key. The model's mailbox-stamp fix is a hybrid logical clock over a LIST: the sender stamps above the "
+    "newest key in the mailbox (keys more than 30 min ahead ignored). Upstream documents arrivals more than "
+    "the grace window out of order as the limit of --new (protocol.py:96-103), so the claim says so.",
+    "The note's fix for HF claims, 'a conditional-PUT backend', swaps the backend. The model's "
+    "hf-verify-claim fixes HF itself: after the exists-then-write it waits 5 s and reads the claim back "
+    "(Fischer's mutual exclusion: safe while every write lands within 5 s of its existence check).",
     "The note's pinned inbox regex `\\[(.*?)\\] \\((direct|broadcast)\\) (\\S+): (.+)` does not match "
     "step-tagged lines (`<from> [step X]: ...`); upstream's tests pin it on untagged lines.",
     "The Hermes harness's 'size' for the min-bytes check is taken as the session's highest message id (the "
@@ -374,4 +433,14 @@ DIFFERENCES: list[str] = [
     "message fields print as '?'/''; collect_agents reports status 'stale' and skips empty documents; "
     "session_totals returns {count, total_uploaded_bytes, last_uploaded_at} over non-empty metas; error "
     "texts and receipts are upstream's verbatim.",
+    "Transfer audit against the 0.2.5 wheel (issue 16; the model follows upstream): append keys are "
+    "stamped before the PUT's round trip (cli/memory.py:64, protocol.py:53) and a send's uuid is drawn "
+    "then; complete takes its time before any store call (cli/steps.py:113); a mirror's parts-log entry "
+    "is stamped after the meta GET (cli/session.py:321-332); collect_agents takes now before its listing "
+    "(protocol.py:210); effective_status defaults to 'unknown'/'?' only for missing fields "
+    "(protocol.py:169-172); step-status prints '<id>: <status>[ (agent: A)]'; status --json lists steps "
+    "as {id, status, agent} read from the listing (protocol.py:176-190); session list skips empty metas "
+    "and filters by the meta's harness field. With these, the 23 counterexamples replay on the real CLI "
+    "word for word and random operation sequences give the same output lines, keys and bytes "
+    "(tests/test_tracecraft_conformance.py).",
 ]

@@ -143,6 +143,30 @@ def advance_stream(
     return {"watermark": wm, "seen": seen[-seen_cap:] if seen_cap > 0 else []}
 
 
+#: The mailbox-stamp and history-is-live fixes ignore keys stamped more than this far ahead of the
+#: writer's clock (a fast clock or a junk leaf must not drag every later stamp forward).
+STAMP_MAX_AHEAD_NS = 1800 * 10**9
+
+
+def stamp_above(
+    own_ns: int, listed: Iterable[str], prefix: str, *, max_ahead_ns: int = STAMP_MAX_AHEAD_NS
+) -> int:
+    """A writer's stamp that sorts above every listed key (a hybrid logical clock over a LIST):
+    ``max(own_ns, newest ts + 1)`` over the direct-child keys stamped at most *max_ahead_ns* after
+    *own_ns*; *own_ns* itself when the stamp would leave 19 digits. Not upstream: the fixes' helper."""
+    top = max(
+        (
+            ts
+            for k in direct_children(listed, prefix)
+            if (ts := key_ts_ns(k, prefix)) is not None and ts <= own_ns + max_ahead_ns
+        ),
+        default=None,
+    )
+    if top is None or top < own_ns or top + 1 >= 10**19:
+        return own_ns
+    return top + 1
+
+
 # -- redaction -------------------------------------------------------------------------------------
 #: The 8 patterns, applied in this order; each match becomes ``[REDACTED:<name>]``.
 PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = (

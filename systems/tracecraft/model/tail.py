@@ -1,0 +1,41 @@
+"""Tail helpers of ``session show --tail``: the last lines of a body without splitting all of it."""
+
+from __future__ import annotations
+
+
+def tail_lines(body: bytes, n: int) -> list[bytes]:
+    """``body.splitlines()[-n:]`` without splitting the whole body (windows from the end, doubling)."""
+    window = 65_536
+    while window < len(body):
+        lines = body[-window:].splitlines()
+        if len(lines) > n:  # the window's first line may be cut; it is never among the last n
+            return lines[-n:]
+        window *= 2
+    return body.splitlines()[-n:]
+
+
+def tail_lines_of_parts(chunks: list[bytes], n: int, *, window: int = 16_384) -> list[bytes]:
+    """``b"".join(chunks).splitlines()[-n:]`` without joining or splitting the whole transcript.
+
+    Takes growing byte windows off the end of the virtual concatenation. A window's first line may be
+    cut (mid-line, or a lone ``\n`` whose ``\r`` lies before the cut); every later line break in the
+    window is the same break as in the whole body, so once the window holds more than *n* lines its last
+    *n* are the body's. ``n <= 0`` keeps the ``[-n:]`` slice semantics (all lines for 0).
+    """
+    total = sum(len(c) for c in chunks)
+    window = max(1, window)
+    while n > 0 and window < total:
+        taken: list[bytes] = []
+        need = window
+        for c in reversed(chunks):
+            if len(c) >= need:
+                taken.append(c[len(c) - need :])
+                break
+            taken.append(c)
+            need -= len(c)
+        lines = b"".join(reversed(taken)).splitlines()
+        if len(lines) > n:
+            return lines[-n:]
+        # Grow at least twofold, or to the size the window's mean line length says n + 1 lines need.
+        window = max(2 * window, window * (n + 2) // max(len(lines) - 1, 1))
+    return b"".join(chunks).splitlines()[-n:]
