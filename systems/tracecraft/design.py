@@ -28,6 +28,7 @@ DESIGN = Design(
     report=Report.from_package("systems.tracecraft"),
     switches=Switches("tracecraft", fixes=FIXES, off=OFF),
     knobs=Knobs,
+    colour="#CC79A7",
     demo_scenario="tracecraft_cursor_reuse",
     transfer="transfer:transfer",
     markers={"send": "mail sent", "inbox": "inbox", "claim": "claim", "mirror": "mirror"},
