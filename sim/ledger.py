@@ -62,6 +62,7 @@ class Row:
     seed: int
     seconds: float
     directions: dict[str, Direction] = field(default_factory=dict)
+    real: str = ""  # how the faithful counterexample transfers to the design's real system, if declared
 
     def ok(self, direction: str) -> bool:
         d = self.directions.get(direction)
@@ -90,6 +91,12 @@ def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, dict[str, 
         claim.id, claim.system, list(claim.records), claim.statement, claim.fix, list(claim.fixes),
         list(claim.off), claim.counterfactual, claim.intent, seed, 0.0,
     )  # fmt: skip
+    from sim.registry import design
+
+    d = design(claim.system)
+    if d.real_system:
+        note = d.transfer_note(claim.id)
+        row.real = f"{d.real_system}: {note}" if note else f"{d.real_system}: not checked"
     outcomes: dict[str, search.Outcome] = {}
     for name in cl.DIRECTIONS:
         if name not in claim.directions:
@@ -204,6 +211,7 @@ def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> st
     def cell(d: Direction) -> str:
         return f"{'✓' if d.ok else '✗'} {esc(d.text())}"
 
+    real = any(r.real for r in rows)
     out = [
         "# Claims ledger",
         "",
@@ -212,8 +220,9 @@ def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> st
         "",
         headline(rows, profile, seed) + ".",
         "",
-        "| claim | records | statement | faithful | fixed | off | combined | s |",
-        "|---|---|---|---|---|---|---|---|",
+        "| claim | records | statement | faithful | fixed | off | combined | s |"
+        + (" real system |" if real else ""),
+        "|---|---|---|---|---|---|---|---|" + ("---|" if real else ""),
     ]
     for r in rows:
         statement = r.statement + (f" *Upstream intends this: {r.intent}*" if r.intent else "")
@@ -223,6 +232,7 @@ def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> st
             f"| {esc(r.claim)} | {esc(', '.join(r.records))} | {esc(statement)} | "
             + " | ".join(cell(r.directions[n]) for n in cl.DIRECTIONS)
             + f" | {r.seconds:.1f} |"
+            + (f" {esc(r.real) or '—'} |" if real else "")
         )
     return "\n".join(out) + "\n"
 

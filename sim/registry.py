@@ -78,7 +78,9 @@ class Design:
     model of the benchmark adapter's tunable settings (types, defaults, bounds; ``--knob NAME.KEY=V``).
     *demo_scenario* is the scenario ``memsim demo`` shows for it; *markers* maps operation names in its
     traces to the labels a report's timeline marks them with (compactions, reminders, folds...).
-    *transfer* (``module:function``) replays a saved example on the real system (:mod:`sim.transfer`).
+    *transfer* (``module:function``) replays a saved example on the real system (:mod:`sim.transfer`),
+    *real_system* names it (``"package 1.2.3"``) and *transfer_notes* (``module:attribute``, a dict claim id
+    to note) says how each claim's counterexample transfers; the ledger shows it.
     *colour* (``#rrggbb``) is the design's colour in every plot and report (default: from its name).
     """
 
@@ -94,6 +96,8 @@ class Design:
     faults: str = "faults"
     demo_scenario: str = ""
     transfer: str = ""
+    real_system: str = ""
+    transfer_notes: str = ""
     colour: str = ""
     markers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -124,6 +128,13 @@ class Design:
         if self.module(mod_name) is None:
             return []
         return list(self._resolve(self.claims_module, "CLAIMS"))
+
+    def transfer_note(self, claim_id: str) -> str:
+        """How *claim_id*'s counterexample transfers to the real system ("" when none is declared)."""
+        if not self.transfer_notes:
+            return ""
+        notes: Mapping[str, str] = self._resolve(self.transfer_notes)
+        return notes.get(claim_id, "")
 
     def load_faults(self) -> None:
         """Import the design's fault-point declarations (if it has any)."""

@@ -31,5 +31,7 @@ DESIGN = Design(
     colour="#CC79A7",
     demo_scenario="tracecraft_cursor_reuse",
     transfer="transfer:transfer",
+    real_system="tracecraft-ai 0.2.5",
+    transfer_notes="transfer:REPRODUCES",
     markers={"send": "mail sent", "inbox": "inbox", "claim": "claim", "mirror": "mirror"},
 )
