@@ -8,6 +8,7 @@ outputs removed). Set ``MEMSIM_DEBUG=1`` to see tracebacks of internal errors.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -373,7 +374,8 @@ def bench(
     budgets: Annotated[
         str,
         typer.Option(
-            metavar="LIST", help="Comma-separated provider windows in tokens (500 to 2,000,000 each)."
+            metavar="LIST",
+            help="Comma-separated provider windows in tokens (up to 32, each 500 to 2,000,000).",
         ),
     ] = "8000,32000,128000",
     seeds: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Number of workload seeds.")] = 3,
@@ -456,12 +458,42 @@ def report(
     from sim.report import render_any
 
     outputs = Outputs()
+    _check_report_source(source)
     target = output or (source / "index.html" if source.is_dir() else source.with_suffix(".html"))
     outputs.file(target, "--output")
+    if os.path.realpath(target) == os.path.realpath(source):
+        raise UsageError(f"--output {target} would overwrite its input")
     page = render_any(source)
     with outputs.transaction():
         outputs.write_text(target, page)
     typer.echo(f"wrote {target}")
+
+
+#: The largest claims ledger ``memsim report`` reads (a thorough run of every claim is far smaller).
+MAX_LEDGER_BYTES = 64 << 20
+
+
+def _check_report_source(source: Path) -> None:
+    """Refuse a report input that is missing, a device, an incomplete trace or a JSON file that is not a
+    claims ledger, with one line (the renderers then only see well-formed input)."""
+    from sim.limits import decode_text, load_json, read_bounded, require_file
+    from sim.replay import is_trace
+
+    if source.is_dir():
+        return
+    require_file(source, "report input")
+    if is_trace(source):
+        from sim.trace import read_meta
+
+        read_meta(source)
+    elif source.suffix == ".json":
+        doc = load_json(
+            decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source),
+            "claims ledger",
+            source,
+        )
+        if not (isinstance(doc, dict) and isinstance(doc.get("claims"), list)):
+            raise UsageError(f"{source} is not a claims ledger (`memsim claims --json FILE` writes one)")
 
 
 @new_app.command("design")
@@ -504,34 +536,77 @@ def _kinds(name: str) -> tuple[type[BaseException], ...]:
     return tuple(getattr(m, name) for m in _click_exceptions() if hasattr(m, name))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: maps every outcome to the exit-code contract."""
+_running = 0
+
+
+def running() -> bool:
+    """Whether a memsim command is running in this process (a script's ``main(__name__)`` then does
+    nothing: it was called while memsim imported the script, not by ``python script.py``)."""
+    return _running > 0
+
+
+def _last_word(msg: str, code: int) -> SystemExit:
+    """Write the one error line, then point stdout and stderr at ``/dev/null``: nothing that runs after
+    it (an interpreter-exit hook of a library, a worker thread) can add a second line."""
+    _err(msg)
+    for stream, fd in ((sys.stdout, 1), (sys.stderr, 2)):
+        with contextlib.suppress(Exception):
+            stream.flush()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+    return SystemExit(code)
+
+
+def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> None:
+    """Console-script entry point: maps every outcome to the exit-code contract.
+
+    *own_process* (default: when *argv* is None, as for the console script) says memsim owns the process,
+    so after an error line it may close the streams; tests calling ``main(ARGS)`` keep theirs."""
+    global _running
+    # tiktoken copies even a bundled local encoding file into $TMPDIR/data-gym-cache; memsim's is local,
+    # so that cache only leaves a file behind (an empty TIKTOKEN_CACHE_DIR turns it off).
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
+    _running += 1
+    try:
+        rc, msg = _dispatch(argv)
+    finally:
+        _running -= 1
+    if msg is None:
+        raise SystemExit(rc)
+    if argv is None if own_process is None else own_process:
+        raise _last_word(msg, rc)
+    _err(msg)
+    raise SystemExit(rc)
+
+
+def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
+    """Run the command: its exit code, and the error line to print (None for none)."""
     try:
         rc = app(args=argv, standalone_mode=False)
     except VerdictFailed:
-        raise SystemExit(EXIT_VERDICT) from None
+        return EXIT_VERDICT, None
     except _kinds("NoArgsIsHelpError") as exc:
         ctx = getattr(exc, "ctx", None)
         if ctx is not None:
             typer.echo(ctx.get_help())
-        raise SystemExit(EXIT_OK) from None
+        return EXIT_OK, None
     except (Interrupted, KeyboardInterrupt, *_kinds("Abort")):  # type: ignore[misc]
-        _err("interrupted")
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        return EXIT_INTERRUPTED, "interrupted"
     except _kinds("ClickException") as exc:
-        _err(exc.format_message())  # type: ignore[attr-defined]
-        raise SystemExit(EXIT_USAGE) from None
+        return EXIT_USAGE, exc.format_message()  # type: ignore[attr-defined]
     except MemsimError as exc:
-        _err(str(exc))
-        raise SystemExit(EXIT_USAGE) from None
+        return EXIT_USAGE, str(exc)
     except Exception as exc:
         if os.environ.get("MEMSIM_DEBUG"):
             raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (set MEMSIM_DEBUG=1 for a traceback)")
-        raise SystemExit(EXIT_VERDICT) from None
-    if rc == 130:  # typer returns Ctrl-C during argument parsing as 130
-        _err("interrupted")
-    raise SystemExit(rc if isinstance(rc, int) else EXIT_OK)
+        return (
+            EXIT_VERDICT,
+            f"internal error: {type(exc).__name__}: {exc} (set MEMSIM_DEBUG=1 for a traceback)",
+        )
+    if rc == EXIT_INTERRUPTED:  # typer returns Ctrl-C during argument parsing as 130
+        return EXIT_INTERRUPTED, "interrupted"
+    return (rc if isinstance(rc, int) else EXIT_OK), None
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ def replay_trace(
     if "script" in meta:
         if script is None:
             raise UsageError(
-                f"{path} records the script scenario {meta['script']}: replay it with --scenario PATH "
+                f"{path} records the script scenario {meta['script']!r}: replay it with --scenario PATH "
                 "(replay never runs a script named by the file)"
             )
         scenario = sc.load_script(script)
@@ -150,12 +150,13 @@ def replay_trace(
     outputs.file(target, "replay trace")
     if target.resolve() == path.resolve():
         raise UsageError("the replay would overwrite its source trace")
-    sys.stderr.write(
-        f"replaying {scenario.name} (seed {plan.seed}, {len(faults)} fault(s), parameters from the trace, "
-        f"store {plan.store}: the trace's own store is never used)\n"
-    )
     with outputs.transaction():
         result = sc.run_plan(plan, trace_path=target, outputs=outputs)
+    # Written after the run: a run that fails prints its one error line and nothing else.
+    sys.stderr.write(
+        f"replayed {scenario.name} (seed {plan.seed}, {len(faults)} fault(s), parameters from the trace, "
+        f"store {plan.store}: the trace's own store is never used)\n"
+    )
     for line in result.lines:
         print(line)
     new = read_trace(target)

@@ -9,13 +9,17 @@ from typing import Any
 from sim.errors import UsageError
 
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
+#: The most windows one sweep may list.
+MAX_BUDGETS = 32
 
 
 def parse_budgets(text: str) -> list[int]:
-    """The ``--budgets`` list, each within [500, 2,000,000] tokens."""
+    """The ``--budgets`` list: at most 32 windows, each within [500, 2,000,000] tokens."""
     items = [x.strip() for x in text.split(",") if x.strip()]
     if not items:
         raise UsageError("--budgets is empty")
+    if len(items) > MAX_BUDGETS:
+        raise UsageError(f"--budgets lists {len(items)} windows; at most {MAX_BUDGETS}")
     out = []
     for x in items:
         try:
