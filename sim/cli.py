@@ -3,7 +3,8 @@
 Exit codes are a contract (README, "Exit codes"): 0 every verdict as expected; 1 a verdict failed (a claim
 direction came out wrong, a replay differs or does not reproduce, a fault never fired); 2 bad input (one
 ``memsim: error:`` line on stderr, nothing on stdout, nothing written); 130 interrupted (one line, partial
-outputs removed). Set ``MEMSIM_DEBUG=1`` to see tracebacks of internal errors.
+outputs removed; SIGTERM is handled the same way and exits 143). An internal error (a bug) is one line and
+exit code 1. Set ``MEMSIM_DEBUG=1`` to see tracebacks of internal errors.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ import typer
 from sim.errors import MemsimError, UsageError
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: SIGTERM (``timeout``, a cancelled CI job, ``kill``): cleaned up as Ctrl-C is, exit 128 + 15.
+EXIT_TERMINATED = 143
 
 HELP = (
     "memsim: an executable reference simulator of agent-memory designs (the installed designs: "
     "`memsim doc systems`).\n\n"
     "Exit codes: 0 every verdict as expected; 1 a verdict failed (a claim direction, a replay, a fault "
-    "that never fired); 2 bad input (one line on stderr, nothing written); 130 interrupted."
+    "that never fired) or an internal error; 2 bad input (one line on stderr, nothing written); 130 "
+    "interrupted (Ctrl-C; 143 for SIGTERM), partial outputs removed."
 )
 
 app = typer.Typer(
@@ -45,7 +49,19 @@ app.add_typer(new_app, name="new")
 
 
 class Interrupted(MemsimError):
-    """Ctrl-C inside a command (outputs are already removed when this reaches main)."""
+    """Ctrl-C (or SIGTERM) inside a command (outputs are already removed when this reaches main)."""
+
+    def __init__(self, message: str = "interrupted", code: int = EXIT_INTERRUPTED) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is, like Ctrl-C: every cleanup that Ctrl-C runs runs for it."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 class VerdictFailed(Exception):
@@ -62,6 +78,8 @@ def _command(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except Terminated:
+            raise Interrupted("terminated", EXIT_TERMINATED) from None
         except KeyboardInterrupt:
             raise Interrupted("interrupted") from None
 
@@ -86,7 +104,11 @@ def _root(
 
 
 def _err(msg: str) -> None:
-    sys.stderr.write(f"memsim: error: {' '.join(msg.split())}\n")
+    """The one error line: whitespace folded, control characters (a terminal escape in a file name or an
+    option) shown escaped rather than sent to the terminal."""
+    text = " ".join(msg.split())
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    sys.stderr.write(f"memsim: error: {text}\n")
 
 
 def _parse_param(values: list[str]) -> dict[str, Any]:
@@ -175,6 +197,8 @@ def run(
     trace_path = out_dir / f"{scen.name}.db" if out_dir is not None else None
     if trace_path is not None:
         outputs.file(trace_path, "trace")
+    if html and out_dir is not None:
+        outputs.file(out_dir / f"{scen.name}.html", "--html")
     with outputs.transaction():
         from sim.progress import run_progress
 
@@ -567,6 +591,11 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> N
     # tiktoken copies even a bundled local encoding file into $TMPDIR/data-gym-cache; memsim's is local,
     # so that cache only leaves a file behind (an empty TIKTOKEN_CACHE_DIR turns it off).
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
+    own = argv is None if own_process is None else own_process
+    if own and _running == 0:
+        import signal
+
+        signal.signal(signal.SIGTERM, _on_sigterm)
     _running += 1
     try:
         rc, msg = _dispatch(argv)
@@ -574,7 +603,7 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> N
         _running -= 1
     if msg is None:
         raise SystemExit(rc)
-    if argv is None if own_process is None else own_process:
+    if own:
         raise _last_word(msg, rc)
     _err(msg)
     raise SystemExit(rc)
@@ -591,7 +620,11 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
         if ctx is not None:
             typer.echo(ctx.get_help())
         return EXIT_OK, None
-    except (Interrupted, KeyboardInterrupt, *_kinds("Abort")):  # type: ignore[misc]
+    except Interrupted as exc:
+        return exc.code, str(exc)
+    except Terminated:
+        return EXIT_TERMINATED, "terminated"
+    except (KeyboardInterrupt, *_kinds("Abort")):  # type: ignore[misc]
         return EXIT_INTERRUPTED, "interrupted"
     except _kinds("ClickException") as exc:
         return EXIT_USAGE, exc.format_message()  # type: ignore[attr-defined]

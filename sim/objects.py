@@ -310,8 +310,18 @@ def check_endpoint(url: str) -> str:
         host = parts.hostname
     except ValueError as exc:
         raise UsageError(f"invalid endpoint URL {url!r}: {exc}") from exc
+    if parts.username is not None or parts.password is not None:
+        # Never echoed, never recorded in a trace's meta: the URL would carry the secret along.
+        raise UsageError(
+            "invalid endpoint URL: it carries credentials (USER:PASSWORD@); give them as "
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead"
+        )
     if parts.scheme not in ("http", "https") or not host:
         raise UsageError(f"invalid endpoint URL {url!r}: expected http(s)://HOST[:PORT]")
+    if parts.query or parts.fragment:
+        raise UsageError(
+            f"invalid endpoint URL {url!r}: expected http(s)://HOST[:PORT] without ?query or #fragment"
+        )
     if port is not None and not 0 < port < 65536:
         raise UsageError(f"invalid endpoint URL {url!r}: port out of range")
     return url

@@ -129,9 +129,11 @@ def box(tmp_path: Path) -> Sandbox:
 
 
 def assert_one_error_line(err: str, *fragments: str) -> None:
-    """Exactly one line on stderr, a ``memsim: error:`` line, no traceback, no blank line."""
+    """Exactly one line on stderr, a ``memsim: error:`` line, no traceback, no blank line, no control
+    character (a terminal escape in the input is shown escaped)."""
     assert err.count("\n") == 1 and err.endswith("\n"), err
     assert err.startswith("memsim: error: "), err
+    assert err[:-1].isprintable(), err
     assert "Traceback" not in err
     for f in fragments:
         assert f in err, err
@@ -214,6 +216,16 @@ def _under_afile(*args: str) -> Setup:
 def _db_is_dir(box: Sandbox) -> list[str]:
     (box.work / "D" / "toy.db").mkdir(parents=True)
     return ["run", "toy.py", "--out", "D"]
+
+
+def _with_dir(directory: str, *args: str) -> Setup:
+    """*args*, with *directory* (where an output file must go) an existing directory."""
+
+    def setup(box: Sandbox) -> list[str]:
+        (box.work / directory).mkdir(parents=True)
+        return list(args)
+
+    return setup
 
 
 def _root_is_file(box: Sandbox) -> list[str]:
@@ -301,6 +313,7 @@ REFUSED: dict[str, tuple[Setup, tuple[str, ...]]] = {
     "param steps over its bound": (_a("run", "toy.py", "--param", "steps=100000000"), ("steps",)),
     "unknown param": (_a("run", "toy.py", "--param", "colour=red"), ("no parameter 'colour'",)),
     "param without =": (_a("run", "toy.py", "--param", "steps"), ("KEY=VALUE",)),
+    "option carrying a terminal escape": (_a("run", "toy.py", "--\x1b[2Jcolour"), ("\\x1b[2J",)),
     "seed over 2**63": (_a("run", "toy.py", "--seed", "99999999999999999999"), ("--seed",)),
     # faults
     "fault skew 1e400": (
@@ -338,11 +351,19 @@ REFUSED: dict[str, tuple[Setup, tuple[str, ...]]] = {
         ("invalid endpoint",),
     ),
     "store of an unknown kind": (_a("run", "toy.py", "--store", "ftp://x"), ("unknown store",)),
+    "store URL with a password": (
+        _a("run", "toy.py", "--store", "http://me:s3cret@127.0.0.1:9"),
+        ("credentials",),
+    ),
     "store on a scenario without one": (_no_store, ("uses no object store",)),
     # output paths
     "--out under a file": (_under_afile("run", "toy.py", "--out", "afile/sub"), ("not a directory",)),
     "--out where NAME.db is a directory": (_db_is_dir, ("is a directory",)),
     "--out where NAME-root is a file": (_root_is_file, ("toy-root", "not a directory")),
+    "--html where NAME.html is a directory": (
+        _with_dir("D/toy.html", "run", "toy.py", "--out", "D", "--html"),
+        ("toy.html is a directory",),
+    ),
     "--out with a NUL-free overlong name": (_a("run", "toy.py", "--out", "x" * 300), ("255 bytes",)),
     # scenario files and scripts
     "run /dev/zero": (_a("run", "/dev/zero"), ("/dev/zero",)),
@@ -400,6 +421,26 @@ REFUSED: dict[str, tuple[Setup, tuple[str, ...]]] = {
         ("schema",),
     ),
     "truncated trace": (_truncated, ("not a memsim trace",)),
+    "trace whose ops is an endless view": (
+        _trace(
+            "ALTER TABLE ops RENAME TO ops_real",
+            "CREATE VIEW ops AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+            "SELECT x AS seq, 0.0 AS time, 'a' AS agent, 's' AS system, 'o' AS op, 'ok' AS phase, "
+            "'{}' AS detail FROM c",
+        ),
+        ("ops is a view",),
+    ),
+    "trace with a 2 MiB meta value": (
+        _trace("INSERT INTO meta VALUES ('junk', replace(hex(zeroblob(1048576)), '00', 'xx'))"),
+        ("limit",),
+    ),
+    "trace with 2,000 meta keys": (
+        _trace(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000) "
+            "INSERT INTO meta SELECT 'k' || x, 'v' FROM c"
+        ),
+        ("meta table",),
+    ),
     "trace of a script, replayed without it": (
         lambda box: ["replay", str(trace_of_toy(box))],
         ("--scenario PATH",),
@@ -450,6 +491,10 @@ REFUSED: dict[str, tuple[Setup, tuple[str, ...]]] = {
     "bench --workers 1000": (_a("bench", "--workers", "1000"), ("--workers",)),
     "bench --out under a file": (_under_afile("bench", "--out", "afile/x"), ("not a directory",)),
     "bench --workload /dev/zero": (_a("bench", "--workload", "/dev/zero"), ("not a regular file",)),
+    "bench --out where results.csv is a directory": (
+        _with_dir("B/results.csv", "bench", "--out", "B", "--seeds", "1"),
+        ("results.csv is a directory",),
+    ),
     "bench unknown design": (_a("bench", "--designs", "nope"), ("unknown design",)),
     # report
     "report of /dev/zero": (_a("report", "/dev/zero", "-o", "r.html"), ("not a regular file",)),
@@ -625,6 +670,36 @@ def test_ctrl_c_with_workers_exits_130_promptly(box: Sandbox, args: list[str]) -
 
 
 @needs_proc
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "toy.py", "--param", "steps=10000000", "--out", "D"],
+        ["bench", "--workers", "2", "--out", "D", "--no-plots"],
+    ],
+    ids=["run", "bench --workers 2"],
+)
+def test_sigterm_cleans_up_like_ctrl_c(box: Sandbox, args: list[str]) -> None:
+    """SIGTERM to memsim alone (what ``timeout`` and a cancelled CI job send): exit 143, one line,
+    nothing left under D, no worker left behind."""
+    before = box.snapshot()
+    proc = box.popen(*args)
+    if args[0] == "run":
+        wait_for(lambda: bool(partials(box.work / "D")), "the trace is being written", proc)
+    else:
+        wait_for(lambda: len(descendants(proc.pid)) >= 2, "the workers have started", proc)
+
+    os.kill(proc.pid, signal.SIGTERM)
+    out, err = proc.communicate(timeout=20)
+
+    assert proc.returncode == 143, err
+    assert out == ""
+    assert_one_error_line(err, "terminated")
+    assert_group_gone(proc.pid)
+    assert not (box.work / "D").exists()
+    assert outside(changed(before, box.snapshot()), "home/.cache/memsim") == set()
+
+
+@needs_proc
 def test_kill_9_leaves_no_trace_anything_accepts(box: Sandbox) -> None:
     """``kill -9`` mid-run: no file under the trace's name; the partial file is refused by read_trace and
     by ``memsim replay`` (it has no completeness marker)."""
@@ -703,6 +778,14 @@ def test_refused_endpoint_is_one_line(box: Sandbox) -> None:
 
     assert_refused(run, "cannot use the S3 endpoint")
     assert not (box.work / "o").exists()
+
+
+def test_endpoint_password_is_never_echoed(box: Sandbox) -> None:
+    """An endpoint URL with ``USER:PASSWORD@`` is refused without printing the password."""
+    run = box.run("run", "toy.py", "--store", "http://me:s3cret@127.0.0.1:9", "--out", "o")
+
+    assert_refused(run, "credentials")
+    assert "s3cret" not in run.err
 
 
 # -- read-only outputs ----------------------------------------------------------------------------------

@@ -11,6 +11,9 @@ from sim.errors import UsageError
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
 #: The most windows one sweep may list.
 MAX_BUDGETS = 32
+#: The files a sweep writes into --out (sim.bench.outputs, sim.bench.plots).
+OUTPUT_FILES = ("results.db", "results.csv", "aggregate.csv")
+PLOT_FILES = ("tokens_over_time.png", "recall_vs_budget.png", "overflow_vs_budget.png")
 
 
 def parse_budgets(text: str) -> list[int]:
@@ -70,6 +73,8 @@ def run_cli(
     bl = parse_budgets(budgets)
     outputs = Outputs()
     out = outputs.dir(out)
+    for name in OUTPUT_FILES + (PLOT_FILES if plots else ()) + (("index.html",) if html else ()):
+        outputs.file(out / name, "--out")  # a directory in the way fails now, not after the sweep
     workload_file = None
     if workload is not None:
         if steps is not None:
