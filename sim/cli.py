@@ -277,6 +277,7 @@ def claims(
             from sim.report import render_claims
 
             outputs.write_text(html, render_claims(doc))
+        saved = 0
         if save is not None:
             for row, outcomes in results:
                 c = cl.get(row.claim)
@@ -287,12 +288,13 @@ def claims(
                         outputs.write_text(
                             save / f"{name}.json", cl.save_example(c, o, direction).dumps() + "\n"
                         )
+                        saved += 1
     Console(width=220, highlight=False).print(ledger.render_table(rows))
     typer.echo(ledger.headline(rows, profile, seed))
     for p in outputs_written(json_out, markdown, html):
         sys.stderr.write(f"wrote {p}\n")
     if save is not None:
-        sys.stderr.write(f"examples saved in {save}\n")
+        sys.stderr.write(f"{saved} example(s) saved in {save}\n" if saved else "no counterexample to save\n")
     if not all(r.as_expected for r in rows):
         raise VerdictFailed()
 
@@ -595,7 +597,8 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> N
     if own and _running == 0:
         import signal
 
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+            signal.signal(signal.SIGTERM, _on_sigterm)
     _running += 1
     try:
         rc, msg = _dispatch(argv)

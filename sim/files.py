@@ -23,6 +23,7 @@ import errno
 import os
 import posixpath
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,6 +66,8 @@ NAME_MAX = 255
 PATH_MAX = 4096
 
 _DRIVE = re.compile(r"[A-Za-z]:[/\\]")
+#: Every DiskTree open: no following of a final symlink, no blocking on a FIFO, not inherited.
+_OPEN_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def normalize(path: str) -> str:
@@ -428,19 +431,23 @@ class DiskTree(FileTree):
         return real
 
     def _open(self, path: str, real: Path, flags: int) -> int:
-        """An fd for *real* (opened without following a final symlink), refused if hard-linked."""
+        """An fd for the regular file *real*, opened without following a final symlink and without
+        blocking (a FIFO planted in the root would block an open forever); refused if hard-linked."""
         try:
-            fd = os.open(real, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            fd = os.open(real, flags | _OPEN_FLAGS, 0o666)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise PathEscape(f"path {path!r} became a symlink") from exc
+            if exc.errno == errno.ENXIO:
+                raise PathConflict(f"{path!r} is not a regular file") from exc
             raise
-        links = os.fstat(fd).st_nlink
-        if links > 1:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             os.close(fd)
-            raise HardLinked(
-                f"{path!r} has {links} hard links: it may be a file outside the run root, so it is refused"
-            )
+            raise PathConflict(f"{path!r} is not a regular file")
+        if st.st_nlink > 1:
+            os.close(fd)
+            raise HardLinked(f"{path!r} has {st.st_nlink} hard links: it may be a file outside the run root")
         return fd
 
     def _read(self, path: str) -> bytes:
@@ -514,6 +521,6 @@ class DiskTree(FileTree):
         ns = round(mtime * 1e9)
         fd = self._open(path, self._real(path), os.O_RDONLY)
         try:
-            os.utime(fd, ns=(ns, ns))
+            os.utime(fd if os.utime in os.supports_fd else self._real(path), ns=(ns, ns))
         finally:
             os.close(fd)

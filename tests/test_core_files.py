@@ -42,6 +42,7 @@ from sim.files import (
     InvalidName,
     MemoryTree,
     NameTooLong,
+    PathConflict,
     PathEscape,
     normalize,
     universal_newlines,
@@ -740,3 +741,17 @@ def test_unencodable_name_is_one_error(tmp_path: Path) -> None:
     for t in (MemoryTree(), DiskTree(tmp_path / "root")):
         with pytest.raises(InvalidName):
             t.write_text("bad\ud800name", "x")
+
+
+def test_fifo_in_the_root_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO planted under the root: writing to its name raises PathConflict at once (an ordinary open
+    would wait forever for a reader), and it is not a file to read."""
+    root = tmp_path / "root"
+    root.mkdir()
+    os.mkfifo(root / "pipe.md")
+    tree = DiskTree(root)
+
+    with pytest.raises(PathConflict):
+        tree.write_text("pipe.md", "x")
+    with pytest.raises(FileMissing):
+        tree.read_bytes("pipe.md")

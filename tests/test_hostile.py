@@ -38,6 +38,9 @@ TOY = DATA / "hostile_toy.py"
 _SCRIPT = Path(sys.executable).parent / "memsim"
 MEMSIM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "sim.cli"]
 SUFFIX_CLAIM = "merchantbench.suffix-eviction"  # a built-in claim with a small example
+#: The toy design (tests/data/plugin/hostiletoy): a claim that never fails, with bounded step costs.
+PLUGIN_ENV = {"PYTHONPATH": str(DATA / "plugin")}
+TOY_CLAIM = "hostiletoy.never-fails"
 
 
 @dataclass
@@ -61,6 +64,8 @@ class Sandbox:
             d.mkdir()
         self.toy = self.work / "toy.py"
         shutil.copyfile(TOY, self.toy)
+        #: Extra environment of every command (a case that needs the toy design sets PLUGIN_ENV).
+        self.extra_env: dict[str, str] = {}
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {
@@ -70,6 +75,7 @@ class Sandbox:
             "LANG": "C.UTF-8",
             "COLUMNS": "200",
         }
+        env.update(self.extra_env)
         env.update(extra)
         return env
 
@@ -147,11 +153,14 @@ def assert_refused(run: Run, *fragments: str) -> None:
 
 
 # -- files the cases are made of ----------------------------------------------------------------------
-def trace_of_toy(box: Sandbox, *args: str) -> Path:
-    """A complete trace of the toy scenario, in ``work/src/``."""
-    run = box.run("run", "toy.py", "--out", "src", *args)
-    assert run.code == 0, run
-    return box.work / "src" / "toy.db"
+def trace_of_toy(box: Sandbox) -> Path:
+    """A complete trace of the toy scenario, in ``work/src/`` (written in-process: the command under
+    test is the replay)."""
+    from sim import scenario as sc
+
+    path = box.work / "src" / "toy.db"
+    sc.execute(sc.load_script(box.toy), trace_path=path)
+    return path
 
 
 def edit(db: Path, *sql: str) -> Path:
@@ -164,8 +173,10 @@ def edit(db: Path, *sql: str) -> Path:
 
 
 def saved_example(box: Sandbox, example: object, **fields: object) -> Path:
-    """A saved claim example of the built-in suffix-eviction claim, with *example* in it."""
-    doc = {"claim": SUFFIX_CLAIM, "variant": "faithful", "seed": 0, "example": example, **fields}
+    """A saved example of the toy design's claim (a list of step costs, each at most 1,000), with
+    *example* in it; the toy design becomes visible to the box's commands."""
+    box.extra_env = PLUGIN_ENV
+    doc = {"claim": TOY_CLAIM, "variant": "faithful", "seed": 0, "example": example, **fields}
     path = box.work / "example.json"
     path.write_text(json.dumps(doc))
     return path
@@ -272,6 +283,7 @@ def _example(example: object, **fields: object) -> Setup:
 
 def _example_text(text: str | bytes) -> Setup:
     def setup(box: Sandbox) -> list[str]:
+        box.extra_env = PLUGIN_ENV
         return ["replay", str(write(box, "example.json", text)), "--out", "r"]
 
     return setup
@@ -294,7 +306,7 @@ def _same_output(box: Sandbox) -> list[str]:
     return ["claims", "--claim", SUFFIX_CLAIM, "--json", "same.out", "--markdown", "same.out"]
 
 
-DEEP_JSON = '{"claim": "' + SUFFIX_CLAIM + '", "example": ' + "[" * 200_000 + "]" * 200_000 + "}"
+DEEP_JSON = '{"claim": "' + TOY_CLAIM + '", "example": ' + "[" * 200_000 + "]" * 200_000 + "}"
 DEEP_TOML = 'scenario = "toy.py"\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n"
 DEEP_TABLES = 'scenario = "toy.py"\n' + "a." * 50_000 + "b = 1\n"
 BIG_TOML = 'scenario = "toy.py"\n' + "# padding\n" * 200_000
@@ -448,13 +460,15 @@ REFUSED: dict[str, tuple[Setup, tuple[str, ...]]] = {
     # saved examples
     "example 42": (_example(42), ("does not fit",)),
     "example [[1,2,3]]": (_example([[1, 2, 3]]), ("does not fit",)),
+    "example with a 10**15 step (would run for days)": (_example([10**15]), ("does not fit", "1000")),
+    "example with 21 steps (max 20)": (_example([1] * 21), ("does not fit",)),
     "example of an unknown claim": (_example({}, claim="nope.nothing"), ("unknown claim",)),
     "example with seed as a string": (_example({}, seed="7"), ("seed",)),
     "example with an unknown variant": (_example({}, variant="sideways"), ("variant",)),
     "example 200k deep": (_example_text(DEEP_JSON), ("nested deeper",)),
-    "example with NaN": (_example_text('{"claim": "' + SUFFIX_CLAIM + '", "example": NaN}'), ("NaN",)),
+    "example with NaN": (_example_text('{"claim": "' + TOY_CLAIM + '", "example": [NaN]}'), ("NaN",)),
     "example with a 5,000-digit integer": (
-        _example_text('{"claim": "' + SUFFIX_CLAIM + '", "example": 1' + "0" * 5000 + "}"),
+        _example_text('{"claim": "' + TOY_CLAIM + '", "example": [1' + "0" * 5000 + "]}"),
         ("not valid JSON",),
     ),
     "binary example": (_example_text(b"\x00\x01\xff\xfe" * 64), ("binary",)),
@@ -550,11 +564,29 @@ def test_replay_of_an_identical_trace_exits_0(box: Sandbox) -> None:
 
 
 def test_saved_example_that_does_not_violate_exits_1(box: Sandbox) -> None:
-    """A faithful example that does not violate its claim prints NOT AS EXPECTED and exits 1."""
-    run = box.run("replay", str(saved_example(box, {"k": 1, "save": "never", "steps": [[0, 0]]})))
+    """A faithful example that does not violate its claim prints NOT AS EXPECTED and exits 1; the same
+    example replayed as fixed (it must hold, and does) exits 0."""
+    example = saved_example(box, [1, 2])
+
+    faithful = box.run("replay", str(example))
+    fixed = box.run("replay", str(example), "--variant", "fixed")
+
+    assert faithful.code == 1, faithful
+    assert "NOT AS EXPECTED" in faithful.out
+    assert (fixed.code, "replay as expected" in fixed.out) == (0, True), fixed
+
+
+def test_claim_whose_faithful_search_finds_nothing_exits_1(box: Sandbox) -> None:
+    """``memsim claims`` on a claim whose faithful property never fails prints the ledger and exits 1
+    (it exited 0 before), and saves no example (there is none to save)."""
+    box.extra_env = PLUGIN_ENV
+
+    run = box.run("claims", "--system", "hostiletoy", "--profile", "quick", "--save", "examples")
 
     assert run.code == 1, run
-    assert "NOT AS EXPECTED" in run.out
+    assert "0/1 counterexamples found" in run.out
+    assert "memsim: error" not in run.err
+    assert not (box.work / "examples").exists()
 
 
 def test_fault_that_never_fires_exits_1(box: Sandbox) -> None:
