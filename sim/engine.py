@@ -162,11 +162,14 @@ class Simulation:
         )
 
     def close(self, complete: bool = False) -> None:
-        """Flush the trace (*complete*: with its completeness marker) and remove the temporary run root."""
-        self.trace.close(complete=complete)
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
+        """Flush the trace (*complete*: with its completeness marker) and remove the temporary run root
+        (even when the flush fails)."""
+        try:
+            self.trace.close(complete=complete)
+        finally:
+            if self._tmp is not None:
+                self._tmp.cleanup()
+                self._tmp = None
 
     def __enter__(self) -> Simulation:
         return self

@@ -13,8 +13,10 @@ name; a trace's completeness marker (:mod:`sim.trace`) makes even that partial f
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -22,6 +24,34 @@ from pathlib import Path
 
 from sim.errors import UsageError
 from sim.files import NAME_MAX, PATH_MAX
+
+
+class OutputFailed(UsageError):
+    """An output could not be written after all (a full disk, a quota, a file system gone read-only):
+    one line and exit code 2, like an output path refused up front; nothing is left under final names."""
+
+
+#: The errors of a write that the output location, not memsim, is to blame for.
+WRITE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG, errno.EACCES, errno.EPERM}
+)
+#: SQLite's primary result codes for the same: SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN.
+SQLITE_WRITE_CODES = frozenset({8, 10, 13, 14})
+
+
+def is_write_failure(exc: BaseException) -> bool:
+    """Whether *exc* says the output location cannot take the write (not a bug of memsim's)."""
+    if isinstance(exc, OSError):
+        return exc.errno in WRITE_ERRNOS
+    if isinstance(exc, sqlite3.Error):
+        return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in SQLITE_WRITE_CODES
+    return False
+
+
+def write_failure(exc: BaseException, target: object) -> OutputFailed:
+    """The one-line :class:`OutputFailed` for *exc* raised while writing *target*."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return OutputFailed(f"cannot write {target}: {reason}")
 
 
 def normalize(path: str | os.PathLike[str]) -> Path:
@@ -150,19 +180,21 @@ class Outputs:
 
     def write_text(self, final: str | os.PathLike[str], text: str) -> Path:
         """Stage *text* (UTF-8) for *final*."""
-        tmp = self.stage(final)
-        tmp.write_text(text, encoding="utf-8")
-        return normalize(final)
+        return self.write_bytes(final, text.encode("utf-8"))
 
     def write_bytes(self, final: str | os.PathLike[str], data: bytes) -> Path:
         """Stage *data* for *final*."""
-        tmp = self.stage(final)
-        tmp.write_bytes(data)
-        return normalize(final)
+        return self.write_with(final, lambda tmp: tmp.write_bytes(data))
 
-    def write_with(self, final: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
-        """Stage *final* by calling ``writer(temporary_path)`` (sqlite, matplotlib...)."""
-        writer(self.stage(final))
+    def write_with(self, final: str | os.PathLike[str], writer: Callable[[Path], object]) -> Path:
+        """Stage *final* by calling ``writer(temporary_path)`` (sqlite, matplotlib...); a full disk or a
+        read-only file system on the way is :class:`OutputFailed`."""
+        try:
+            writer(self.stage(final))
+        except (OSError, sqlite3.Error) as exc:
+            if not is_write_failure(exc):
+                raise
+            raise write_failure(exc, final) from exc
         return normalize(final)
 
     def staged_path(self, final: str | os.PathLike[str]) -> Path:
@@ -182,19 +214,25 @@ class Outputs:
     def commit(self) -> list[Path]:
         """Rename every staged file into place; returns their final paths."""
         done = []
-        for tmp, final in self._pending:
-            if tmp.exists():
-                os.replace(tmp, final)
-                done.append(final)
+        try:
+            for tmp, final in self._pending:
+                if tmp.exists():
+                    os.replace(tmp, final)
+                    done.append(final)
+            for tmp, final in self._pending_dirs:
+                if tmp.is_dir():
+                    if final.is_symlink():
+                        final.unlink()
+                    elif final.is_dir():
+                        shutil.rmtree(final)
+                    os.replace(tmp, final)
+                    done.append(final)
+        except OSError as exc:
+            self._pending = [(t, f) for t, f in self._pending if f not in done]
+            self._pending_dirs = [(t, f) for t, f in self._pending_dirs if f not in done]
+            self.abort()
+            raise write_failure(exc, exc.filename or "the outputs") from exc
         self._pending = []
-        for tmp, final in self._pending_dirs:
-            if tmp.is_dir():
-                if final.is_symlink():
-                    final.unlink()
-                elif final.is_dir():
-                    shutil.rmtree(final)
-                os.replace(tmp, final)
-                done.append(final)
         self._pending_dirs = []
         self._made_dirs = []
         return done

@@ -28,6 +28,7 @@ import pkgutil
 import shutil
 import sys
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -41,7 +42,7 @@ from sim.errors import MemsimError, UsageError
 from sim.faults import Crash, FaultPlan
 from sim.limits import decode_text, load_toml, read_bounded
 from sim.objects import ObjectStore, open_store
-from sim.outputs import Outputs
+from sim.outputs import Outputs, is_write_failure, write_failure
 
 #: The object-store kinds ``--store`` accepts besides an ``http(s)://`` endpoint URL.
 STORE_KINDS = ("memory", "moto", "moto-server")
@@ -351,15 +352,21 @@ def run_plan(
     staged = out.stage(trace_path) if trace_path is not None else None
     staged_root = out.stage_dir(root, "run root") if root is not None else None
     sc = p.scenario
-    sim = Simulation(p.seed, faults=p.faults, trace_path=staged, keep_trace=sc.keep_trace, root=staged_root)
-    sim.trace.progress = progress
-    meta: dict[str, Any] = {"scenario": sc.name, "store": p.store, "params": p.params.model_dump(mode="json")}
-    if sc.path:
-        meta["script"] = Path(sc.path).name
-    sim.trace.set_meta(**meta)
     result = Result([])
-    complete = False
+    sim: Simulation | None = None
     try:
+        sim = Simulation(
+            p.seed, faults=p.faults, trace_path=staged, keep_trace=sc.keep_trace, root=staged_root
+        )
+        sim.trace.progress = progress
+        meta: dict[str, Any] = {
+            "scenario": sc.name,
+            "store": p.store,
+            "params": p.params.model_dump(mode="json"),
+        }
+        if sc.path:
+            meta["script"] = Path(sc.path).name
+        sim.trace.set_meta(**meta)
         try:
             result.lines = _summary(sc, sc.run(Context(sim, p.params, p.store)))
         except Crash as exc:
@@ -372,8 +379,8 @@ def run_plan(
         except MemsimError:
             raise
         except Exception as exc:
-            if not sc.path:
-                raise  # a registered scenario: memsim's own bug (exit 1, "internal error")
+            if is_write_failure(exc) or not sc.path:
+                raise  # a full disk (below), or a registered scenario's bug: exit 1, "internal error"
             raise ScriptFailed(_script_failure(sc, exc)) from exc
         unknown = p.faults.unknown_agents()
         if unknown:
@@ -385,16 +392,19 @@ def run_plan(
             result.unfired.append(
                 f"fault {f} never fired: {f.target} was reached {p.faults.hits(f.target)} time(s)"
             )
-        complete = True
-    except BaseException:
-        sim.close()
+        sim.close(complete=True)
+    except BaseException as exc:
+        if sim is not None:
+            with suppress(Exception):  # the trace may be what cannot be written
+                sim.close()
         if own:
             out.abort()
         elif staged_root is not None:
             shutil.rmtree(staged_root, ignore_errors=True)
+        if isinstance(exc, Exception) and is_write_failure(exc):  # a full disk, a read-only file system
+            where = getattr(exc, "filename", None) or f"the trace {trace_path}"
+            raise write_failure(exc, where) from exc
         raise
-    sim.trace.close(complete=complete)
-    sim.close()
     if own:
         out.commit()
     result.trace_path = Path(trace_path) if trace_path is not None else None

@@ -859,6 +859,39 @@ def test_read_only_output_is_refused_before_work(box: Sandbox, readonly_dir: Pat
     assert changed(before, box.snapshot()) == set()
 
 
+@pytest.fixture
+def full_disk(box: Sandbox) -> Path:
+    """A 32 kB tmpfs mounted in the sandbox (root only; skipped where mounting is not allowed)."""
+    d = box.work / "full"
+    d.mkdir()
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", str(d)], capture_output=True
+        ).returncode
+    ):
+        pytest.skip("cannot mount a small file system here")
+    yield d
+    subprocess.run(["umount", str(d)], check=True)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "toy.py", "--param", "steps=100000", "--out", "full/D"],
+        ["bench", "--seeds", "1", "--budgets", "8000", "--steps", "20", "--out", "full/B"],
+    ],
+    ids=["run", "bench"],
+)
+def test_full_disk_is_one_line_and_leaves_nothing(box: Sandbox, full_disk: Path, args: list[str]) -> None:
+    """A disk that fills up during the write: exit 2, one ``cannot write`` line, and nothing left on it
+    (no partial file, no directory)."""
+    run = box.run(*args, MEMSIM_DEBUG=os.environ.get("MEMSIM_DEBUG", ""))
+
+    assert_refused(run, "cannot write")
+    assert list(full_disk.iterdir()) == []
+
+
 # -- outputs that work ----------------------------------------------------------------------------------
 def test_out_with_dot_dot_creates_no_stray_directory(box: Sandbox) -> None:
     """``--out a/../dd`` writes dd/toy.db and creates no ``a/``."""
