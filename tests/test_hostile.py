@@ -4,15 +4,17 @@ Each case runs ``memsim`` (the installed console script) in a subprocess whose `
 working directory are inside a fresh sandbox directory, with a minimal environment. The exit-code
 contract (README, "Exit codes"): 0 every verdict as expected; 1 a verdict failed; 2 bad input (exactly one
 ``memsim: error:`` line on stderr, nothing on stdout, nothing written); 130 interrupted (one line, partial
-outputs removed). Every case also snapshots the sandbox before and after: nothing may change outside the
-run's own output directory (for a refused input: nothing at all).
+outputs removed; 143 for SIGTERM). Every case also snapshots the sandbox before and after: nothing may
+change outside the run's own output directory (for a refused input: nothing at all).
 
 The scenario used is ``tests/data/hostile_toy.py``, copied into the sandbox and run by path as a user's
-script would be; its loose ``step_s`` bound lets the clock's own limit be what refuses a step. Waiting for
-a subprocess to reach a state (its partial trace exists, its workers are up) polls that state; no
-assertion depends on how long anything takes, except that an interrupt or a dead endpoint must end the
-command within the subprocess timeout. The last section tests, in-process, the units behind the refusals
-(the clock's range, the outputs' checks).
+script would be; its loose ``step_s`` bound lets the clock's own limit be what refuses a step. Saved
+examples belong to the toy design ``tests/data/plugin/hostiletoy`` (visible through ``PYTHONPATH``, as an
+installed design would be): its one claim never fails and bounds its step costs, so neither a claim run
+nor a replay depends on the built-in designs. Waiting for a subprocess to reach a state (its partial trace
+exists, its workers are up) polls that state; no assertion depends on how long anything takes, except
+that an interrupt or a dead endpoint must end the command within the subprocess timeout. The last section
+tests, in-process, the units behind the refusals (the clock's range, the outputs' checks).
 """
 
 from __future__ import annotations
