@@ -25,6 +25,8 @@ from sim.errors import MemsimError, UsageError
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: SIGTERM (``timeout``, a cancelled CI job, ``kill``): cleaned up as Ctrl-C is, exit 128 + 15.
 EXIT_TERMINATED = 143
+#: The reader of stdout went away (``memsim claims | head``): quiet, as a SIGPIPE would end it, 128 + 13.
+EXIT_PIPE = 141
 
 HELP = (
     "memsim: an executable reference simulator of agent-memory designs (the installed designs: "
@@ -56,6 +58,10 @@ class Interrupted(MemsimError):
         self.code = code
 
 
+class PipeClosed(MemsimError):
+    """The reader of stdout went away (click would turn this into exit code 1, a failed verdict)."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the process is, like Ctrl-C: every cleanup that Ctrl-C runs runs for it."""
 
@@ -72,7 +78,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _command(fn: F) -> F:
-    """Turn Ctrl-C inside a command into :class:`Interrupted` (click would print a blank line first)."""
+    """Turn Ctrl-C inside a command into :class:`Interrupted` (click would print a blank line first), and
+    a closed stdout pipe into :class:`PipeClosed` (click would exit 1)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -82,6 +89,8 @@ def _command(fn: F) -> F:
             raise Interrupted("terminated", EXIT_TERMINATED) from None
         except KeyboardInterrupt:
             raise Interrupted("interrupted") from None
+        except BrokenPipeError:
+            raise PipeClosed() from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -101,6 +110,19 @@ def _root(
     ] = False,
 ) -> None:
     """memsim's commands."""
+
+
+def report_console(width: int) -> Any:
+    """A rich Console for a command's report on stdout. On a closed pipe rich would exit 1 (a failed
+    verdict, by the contract); this one raises ``BrokenPipeError``, which ends the command with 141."""
+    from rich.console import Console
+
+    class _ReportConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(32, "Broken pipe")
+
+    return _ReportConsole(width=width, highlight=False)
 
 
 def _err(msg: str) -> None:
@@ -249,8 +271,6 @@ def claims(
     ] = 1,
 ) -> None:
     """Run every claim four ways: faithful and off must fail (shrunk), fixed and all fixes combined must hold."""
-    from rich.console import Console
-
     from sim import claims as cl
     from sim import ledger, search
     from sim.outputs import Outputs
@@ -289,7 +309,7 @@ def claims(
                             save / f"{name}.json", cl.save_example(c, o, direction).dumps() + "\n"
                         )
                         saved += 1
-    Console(width=220, highlight=False).print(ledger.render_table(rows))
+    report_console(220).print(ledger.render_table(rows))
     typer.echo(ledger.headline(rows, profile, seed))
     for p in outputs_written(json_out, markdown, html):
         sys.stderr.write(f"wrote {p}\n")
@@ -575,13 +595,20 @@ def _last_word(msg: str, code: int) -> SystemExit:
     """Write the one error line, then point stdout and stderr at ``/dev/null``: nothing that runs after
     it (an interpreter-exit hook of a library, a worker thread) can add a second line."""
     _err(msg)
-    for stream, fd in ((sys.stdout, 1), (sys.stderr, 2)):
-        with contextlib.suppress(Exception):
-            stream.flush()
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, fd)
-            os.close(devnull)
+    _to_devnull(1)
+    _to_devnull(2)
     return SystemExit(code)
+
+
+def _to_devnull(fd: int) -> None:
+    """Flush the stream on *fd* (if it can be) and point *fd* at ``/dev/null``."""
+    stream = sys.stdout if fd == 1 else sys.stderr
+    with contextlib.suppress(Exception):
+        stream.flush()
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
 
 
 def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> None:
@@ -604,6 +631,8 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> N
         rc, msg = _dispatch(argv)
     finally:
         _running -= 1
+    if rc == EXIT_PIPE and own:
+        _to_devnull(1)  # what is still buffered for the closed pipe goes nowhere, without a second error
     if msg is None:
         raise SystemExit(rc)
     if own:
@@ -625,6 +654,8 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
         return EXIT_OK, None
     except Interrupted as exc:
         return exc.code, str(exc)
+    except (PipeClosed, BrokenPipeError):
+        return EXIT_PIPE, None
     except Terminated:
         return EXIT_TERMINATED, "terminated"
     except (KeyboardInterrupt, *_kinds("Abort")):  # type: ignore[misc]
@@ -634,6 +665,10 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
     except MemsimError as exc:
         return EXIT_USAGE, str(exc)
     except Exception as exc:
+        from sim.outputs import is_write_failure
+
+        if isinstance(exc, OSError) and is_write_failure(exc):  # stdout on a full disk, say
+            return EXIT_USAGE, f"cannot write the output: {exc.strerror or exc}"
         if os.environ.get("MEMSIM_DEBUG"):
             raise
         return (

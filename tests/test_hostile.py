@@ -968,6 +968,50 @@ def test_no_progress_output_when_stderr_is_not_a_terminal(box: Sandbox) -> None:
         assert all(line.startswith(("trace: ", "wrote ")) for line in run.err.splitlines()), run.err
 
 
+# -- stdout that cannot take the report ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "args",
+    [["doc", "coverage"], ["run", "toy.py", "--param", "steps=3000"], ["claims", "--system", "hostiletoy"]],
+    ids=["doc", "run", "claims"],
+)
+def test_closed_stdout_pipe_ends_quietly_with_141(box: Sandbox, args: list[str]) -> None:
+    """``memsim ... | head`` where the reader has gone: exit 141 (as SIGPIPE would), nothing on stderr;
+    not 1, which would say a verdict failed."""
+    box.extra_env = PLUGIN_ENV
+    proc = subprocess.Popen(
+        [*MEMSIM, *args],
+        cwd=box.work,
+        env=box.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+
+    assert (proc.returncode, err) == (141, "")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_stdout_on_a_full_device_is_one_line(box: Sandbox) -> None:
+    """Stdout on a device that refuses every write (``> /dev/full``): exit 2 and one ``cannot write`` line,
+    not an internal error."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [*MEMSIM, "doc", "coverage"],
+            cwd=box.work,
+            env=box.env(),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    assert proc.returncode == 2
+    assert_one_error_line(proc.stderr, "cannot write the output", "No space left on device")
+
+
 # -- the scenario script hook --------------------------------------------------------------------------
 def test_script_main_hook_runs_like_memsim_run(box: Sandbox) -> None:
     """``python toy.py ARGS`` and ``python -m toy ARGS`` run the script as ``memsim run toy.py ARGS``."""

@@ -56,13 +56,12 @@ def run_cli(
     progress: bool,
 ) -> list[dict[str, Any]]:
     """``memsim bench``."""
-    from rich.console import Console
-
     from sim.bench.executors import run_sweep
     from sim.bench.metrics import aggregate
     from sim.bench.outputs import write_outputs
     from sim.bench.table import render
     from sim.bench.tasks import parse_designs, tasks_for
+    from sim.cli import report_console
     from sim.outputs import Outputs
 
     if executor not in ("local", "dask"):
@@ -88,7 +87,7 @@ def run_cli(
     rows = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress)
     with outputs.transaction():
         paths = write_outputs(rows, out, plots, outputs=outputs, html=html)
-    Console(width=240, highlight=False).print(render(aggregate(rows)))
+    report_console(240).print(render(aggregate(rows)))
     for p in paths:
         print(f"wrote {p}")
     return rows
