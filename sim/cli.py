@@ -3,11 +3,13 @@
 Exit codes are a contract (README, "Exit codes"): 0 every verdict as expected; 1 a verdict failed (a claim
 direction came out wrong, a replay differs or does not reproduce, a fault never fired); 2 bad input (one
 ``memsim: error:`` line on stderr, nothing on stdout, nothing written); 130 interrupted (one line, partial
-outputs removed). Set ``MEMSIM_DEBUG=1`` to see tracebacks of internal errors.
+outputs removed; SIGTERM is handled the same way and exits 143). An internal error (a bug) is one line and
+exit code 1. Set ``MEMSIM_DEBUG=1`` to see tracebacks of internal errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -21,12 +23,17 @@ import typer
 from sim.errors import MemsimError, UsageError
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: SIGTERM (``timeout``, a cancelled CI job, ``kill``): cleaned up as Ctrl-C is, exit 128 + 15.
+EXIT_TERMINATED = 143
+#: The reader of stdout went away (``memsim claims | head``): quiet, as a SIGPIPE would end it, 128 + 13.
+EXIT_PIPE = 141
 
 HELP = (
     "memsim: an executable reference simulator of agent-memory designs (the installed designs: "
     "`memsim doc systems`).\n\n"
     "Exit codes: 0 every verdict as expected; 1 a verdict failed (a claim direction, a replay, a fault "
-    "that never fired); 2 bad input (one line on stderr, nothing written); 130 interrupted."
+    "that never fired) or an internal error; 2 bad input (one line on stderr, nothing written); 130 "
+    "interrupted (Ctrl-C; 143 for SIGTERM), partial outputs removed."
 )
 
 app = typer.Typer(
@@ -44,7 +51,23 @@ app.add_typer(new_app, name="new")
 
 
 class Interrupted(MemsimError):
-    """Ctrl-C inside a command (outputs are already removed when this reaches main)."""
+    """Ctrl-C (or SIGTERM) inside a command (outputs are already removed when this reaches main)."""
+
+    def __init__(self, message: str = "interrupted", code: int = EXIT_INTERRUPTED) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class PipeClosed(MemsimError):
+    """The reader of stdout went away (click would turn this into exit code 1, a failed verdict)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is, like Ctrl-C: every cleanup that Ctrl-C runs runs for it."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 class VerdictFailed(Exception):
@@ -55,14 +78,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _command(fn: F) -> F:
-    """Turn Ctrl-C inside a command into :class:`Interrupted` (click would print a blank line first)."""
+    """Turn Ctrl-C inside a command into :class:`Interrupted` (click would print a blank line first), and
+    a closed stdout pipe into :class:`PipeClosed` (click would exit 1)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except Terminated:
+            raise Interrupted("terminated", EXIT_TERMINATED) from None
         except KeyboardInterrupt:
             raise Interrupted("interrupted") from None
+        except BrokenPipeError:
+            raise PipeClosed() from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -84,8 +112,25 @@ def _root(
     """memsim's commands."""
 
 
+def report_console(width: int) -> Any:
+    """A rich Console for a command's report on stdout. On a closed pipe rich would exit 1 (a failed
+    verdict, by the contract); this one raises ``BrokenPipeError``, which ends the command with 141."""
+    from rich.console import Console
+
+    class _ReportConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(32, "Broken pipe")
+
+    return _ReportConsole(width=width, highlight=False)
+
+
 def _err(msg: str) -> None:
-    sys.stderr.write(f"memsim: error: {' '.join(msg.split())}\n")
+    """The one error line: whitespace folded, control characters (a terminal escape in a file name or an
+    option) shown escaped rather than sent to the terminal."""
+    text = " ".join(msg.split())
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    sys.stderr.write(f"memsim: error: {text}\n")
 
 
 def _parse_param(values: list[str]) -> dict[str, Any]:
@@ -174,6 +219,8 @@ def run(
     trace_path = out_dir / f"{scen.name}.db" if out_dir is not None else None
     if trace_path is not None:
         outputs.file(trace_path, "trace")
+    if html and out_dir is not None:
+        outputs.file(out_dir / f"{scen.name}.html", "--html")
     with outputs.transaction():
         from sim.progress import run_progress
 
@@ -224,8 +271,6 @@ def claims(
     ] = 1,
 ) -> None:
     """Run every claim four ways: faithful and off must fail (shrunk), fixed and all fixes combined must hold."""
-    from rich.console import Console
-
     from sim import claims as cl
     from sim import ledger, search
     from sim.outputs import Outputs
@@ -252,6 +297,7 @@ def claims(
             from sim.report import render_claims
 
             outputs.write_text(html, render_claims(doc))
+        saved = 0
         if save is not None:
             for row, outcomes in results:
                 c = cl.get(row.claim)
@@ -262,12 +308,13 @@ def claims(
                         outputs.write_text(
                             save / f"{name}.json", cl.save_example(c, o, direction).dumps() + "\n"
                         )
-    Console(width=220, highlight=False).print(ledger.render_table(rows))
+                        saved += 1
+    report_console(220).print(ledger.render_table(rows))
     typer.echo(ledger.headline(rows, profile, seed))
     for p in outputs_written(json_out, markdown, html):
         sys.stderr.write(f"wrote {p}\n")
     if save is not None:
-        sys.stderr.write(f"examples saved in {save}\n")
+        sys.stderr.write(f"{saved} example(s) saved in {save}\n" if saved else "no counterexample to save\n")
     if not all(r.as_expected for r in rows):
         raise VerdictFailed()
 
@@ -373,7 +420,8 @@ def bench(
     budgets: Annotated[
         str,
         typer.Option(
-            metavar="LIST", help="Comma-separated provider windows in tokens (500 to 2,000,000 each)."
+            metavar="LIST",
+            help="Comma-separated provider windows in tokens (up to 32, each 500 to 2,000,000).",
         ),
     ] = "8000,32000,128000",
     seeds: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Number of workload seeds.")] = 3,
@@ -456,12 +504,42 @@ def report(
     from sim.report import render_any
 
     outputs = Outputs()
+    _check_report_source(source)
     target = output or (source / "index.html" if source.is_dir() else source.with_suffix(".html"))
     outputs.file(target, "--output")
+    if os.path.realpath(target) == os.path.realpath(source):
+        raise UsageError(f"--output {target} would overwrite its input")
     page = render_any(source)
     with outputs.transaction():
         outputs.write_text(target, page)
     typer.echo(f"wrote {target}")
+
+
+#: The largest claims ledger ``memsim report`` reads (a thorough run of every claim is far smaller).
+MAX_LEDGER_BYTES = 64 << 20
+
+
+def _check_report_source(source: Path) -> None:
+    """Refuse a report input that is missing, a device, an incomplete trace or a JSON file that is not a
+    claims ledger, with one line (the renderers then only see well-formed input)."""
+    from sim.limits import decode_text, load_json, read_bounded, require_file
+    from sim.replay import is_trace
+
+    if source.is_dir():
+        return
+    require_file(source, "report input")
+    if is_trace(source):
+        from sim.trace import read_meta
+
+        read_meta(source)
+    elif source.suffix == ".json":
+        doc = load_json(
+            decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source),
+            "claims ledger",
+            source,
+        )
+        if not (isinstance(doc, dict) and isinstance(doc.get("claims"), list)):
+            raise UsageError(f"{source} is not a claims ledger (`memsim claims --json FILE` writes one)")
 
 
 @new_app.command("design")
@@ -504,34 +582,102 @@ def _kinds(name: str) -> tuple[type[BaseException], ...]:
     return tuple(getattr(m, name) for m in _click_exceptions() if hasattr(m, name))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: maps every outcome to the exit-code contract."""
+_running = 0
+
+
+def running() -> bool:
+    """Whether a memsim command is running in this process (a script's ``main(__name__)`` then does
+    nothing: it was called while memsim imported the script, not by ``python script.py``)."""
+    return _running > 0
+
+
+def _last_word(msg: str, code: int) -> SystemExit:
+    """Write the one error line, then point stdout and stderr at ``/dev/null``: nothing that runs after
+    it (an interpreter-exit hook of a library, a worker thread) can add a second line."""
+    _err(msg)
+    _to_devnull(1)
+    _to_devnull(2)
+    return SystemExit(code)
+
+
+def _to_devnull(fd: int) -> None:
+    """Flush the stream on *fd* (if it can be) and point *fd* at ``/dev/null``."""
+    stream = sys.stdout if fd == 1 else sys.stderr
+    with contextlib.suppress(Exception):
+        stream.flush()
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+
+def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> None:
+    """Console-script entry point: maps every outcome to the exit-code contract.
+
+    *own_process* (default: when *argv* is None, as for the console script) says memsim owns the process,
+    so after an error line it may close the streams; tests calling ``main(ARGS)`` keep theirs."""
+    global _running
+    # tiktoken copies even a bundled local encoding file into $TMPDIR/data-gym-cache; memsim's is local,
+    # so that cache only leaves a file behind (an empty TIKTOKEN_CACHE_DIR turns it off).
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
+    own = argv is None if own_process is None else own_process
+    if own and _running == 0:
+        import signal
+
+        with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+            signal.signal(signal.SIGTERM, _on_sigterm)
+    _running += 1
+    try:
+        rc, msg = _dispatch(argv)
+    finally:
+        _running -= 1
+    if rc == EXIT_PIPE and own:
+        _to_devnull(1)  # what is still buffered for the closed pipe goes nowhere, without a second error
+    if msg is None:
+        raise SystemExit(rc)
+    if own:
+        raise _last_word(msg, rc)
+    _err(msg)
+    raise SystemExit(rc)
+
+
+def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
+    """Run the command: its exit code, and the error line to print (None for none)."""
     try:
         rc = app(args=argv, standalone_mode=False)
     except VerdictFailed:
-        raise SystemExit(EXIT_VERDICT) from None
+        return EXIT_VERDICT, None
     except _kinds("NoArgsIsHelpError") as exc:
         ctx = getattr(exc, "ctx", None)
         if ctx is not None:
             typer.echo(ctx.get_help())
-        raise SystemExit(EXIT_OK) from None
-    except (Interrupted, KeyboardInterrupt, *_kinds("Abort")):  # type: ignore[misc]
-        _err("interrupted")
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        return EXIT_OK, None
+    except Interrupted as exc:
+        return exc.code, str(exc)
+    except (PipeClosed, BrokenPipeError):
+        return EXIT_PIPE, None
+    except Terminated:
+        return EXIT_TERMINATED, "terminated"
+    except (KeyboardInterrupt, *_kinds("Abort")):  # type: ignore[misc]
+        return EXIT_INTERRUPTED, "interrupted"
     except _kinds("ClickException") as exc:
-        _err(exc.format_message())  # type: ignore[attr-defined]
-        raise SystemExit(EXIT_USAGE) from None
+        return EXIT_USAGE, exc.format_message()  # type: ignore[attr-defined]
     except MemsimError as exc:
-        _err(str(exc))
-        raise SystemExit(EXIT_USAGE) from None
+        return EXIT_USAGE, str(exc)
     except Exception as exc:
+        from sim.outputs import is_write_failure
+
+        if isinstance(exc, OSError) and is_write_failure(exc):  # stdout on a full disk, say
+            return EXIT_USAGE, f"cannot write the output: {exc.strerror or exc}"
         if os.environ.get("MEMSIM_DEBUG"):
             raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (set MEMSIM_DEBUG=1 for a traceback)")
-        raise SystemExit(EXIT_VERDICT) from None
-    if rc == 130:  # typer returns Ctrl-C during argument parsing as 130
-        _err("interrupted")
-    raise SystemExit(rc if isinstance(rc, int) else EXIT_OK)
+        return (
+            EXIT_VERDICT,
+            f"internal error: {type(exc).__name__}: {exc} (set MEMSIM_DEBUG=1 for a traceback)",
+        )
+    if rc == EXIT_INTERRUPTED:  # typer returns Ctrl-C during argument parsing as 130
+        return EXIT_INTERRUPTED, "interrupted"
+    return (rc if isinstance(rc, int) else EXIT_OK), None
 
 
 if __name__ == "__main__":

@@ -103,12 +103,16 @@ class Simulation:
         return self._root
 
     def tree(self, kind: str = "memory", *, agent: str = "", subdir: str = "") -> FileTree:
-        """A file tree (``memory`` or ``disk`` under the run root) whose default mtime is *agent*'s clock."""
+        """A file tree (``memory`` or ``disk`` under the run root) whose default mtime is *agent*'s clock.
+
+        *subdir* (disk only) is a relative path inside the run root: ``..``, an absolute path, or a
+        symlink leading out of the run root raises :class:`~sim.files.PathEscape`.
+        """
         clock = self.clock(agent)
         if kind == "memory":
             return MemoryTree(mtime=clock.seconds)
         if kind == "disk":
-            return DiskTree(self.root / subdir if subdir else self.root, mtime=clock.seconds)
+            return DiskTree(self.root, mtime=clock.seconds, subdir=subdir)
         raise ValueError(f"unknown file tree kind {kind!r} (memory or disk)")
 
     # -- model requests ------------------------------------------------------------------------------
@@ -158,11 +162,14 @@ class Simulation:
         )
 
     def close(self, complete: bool = False) -> None:
-        """Flush the trace (*complete*: with its completeness marker) and remove the temporary run root."""
-        self.trace.close(complete=complete)
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
+        """Flush the trace (*complete*: with its completeness marker) and remove the temporary run root
+        (even when the flush fails)."""
+        try:
+            self.trace.close(complete=complete)
+        finally:
+            if self._tmp is not None:
+                self._tmp.cleanup()
+                self._tmp = None
 
     def __enter__(self) -> Simulation:
         return self

@@ -13,9 +13,9 @@ Fault kinds (the closed set):
     The write (or remote call) at the named point fails: :meth:`FaultPlan.point` raises
     :class:`WriteFailed`, which the model handles as upstream does.
 ``skew:AGENT=SECONDS``
-    The agent's wall clock is offset by SECONDS (negative runs slow).
+    The agent's wall clock is offset by SECONDS (negative runs slow), within ±1e9 s (about 31 years).
 ``drift:AGENT=RATE``
-    The agent's wall clock runs at ``1 + RATE`` times simulation speed.
+    The agent's wall clock runs at ``1 + RATE`` times simulation speed, RATE in [-0.9, 10].
 ``second-reader:AGENT``
     A second concurrent process reads with the same agent identity.
 """
@@ -28,13 +28,15 @@ from dataclasses import dataclass, field
 from sim.errors import MemsimError, UsageError
 
 KINDS = ("crash", "fail", "skew", "drift", "second-reader")
-#: The largest clock offset a skew may set, in seconds (about 31 years either way: every modeled date
-#: stays representable as a 19-digit nanosecond timestamp and as a calendar date).
+#: The largest clock offset a skew may set, in seconds (about 31 years either way from the 2026 epoch:
+#: every modeled date stays a calendar date inside the clock's range, :mod:`sim.clock`).
 MAX_SKEW_S = 1e9
 #: The drift rates a clock may run at: ``1 + RATE`` times simulation speed, RATE in [-0.9, 10].
 MIN_DRIFT, MAX_DRIFT = -0.9, 10.0
 #: The largest occurrence number ``#N`` a crash or fail fault may name.
 MAX_OCCURRENCE = 10**9
+#: The most faults one run may arm.
+MAX_FAULTS = 100
 
 _POINTS: dict[str, str] = {}
 
@@ -131,8 +133,30 @@ class FaultPlan:
 
     @classmethod
     def parse(cls, specs: list[str] | tuple[str, ...]) -> FaultPlan:
-        """A plan from fault spec strings."""
-        return cls(tuple(parse_fault(s) for s in specs))
+        """A plan from fault spec strings. An agent's skews and drifts add up, and the totals must stay
+        within the bounds of one (:data:`MAX_SKEW_S`, :data:`MIN_DRIFT`..:data:`MAX_DRIFT`)."""
+        if len(specs) > MAX_FAULTS:
+            raise UsageError(f"at most {MAX_FAULTS} faults per run, not {len(specs)}")
+        faults = tuple(parse_fault(s) for s in specs)
+        skews: dict[str, float] = {}
+        drifts: dict[str, float] = {}
+        for f in faults:
+            if f.kind == "skew":
+                skews[f.target] = skews.get(f.target, 0.0) + f.value
+            elif f.kind == "drift":
+                drifts[f.target] = drifts.get(f.target, 0.0) + f.value
+        for agent, total in skews.items():
+            if not abs(total) <= MAX_SKEW_S:
+                raise UsageError(
+                    f"the skews of {agent} add up to {total:g} s; the limit is ±{MAX_SKEW_S:.0e} s"
+                )
+        for agent, total in drifts.items():
+            if not MIN_DRIFT <= total <= MAX_DRIFT:
+                raise UsageError(
+                    f"the drifts of {agent} add up to {total:g}; the total must be between {MIN_DRIFT} and "
+                    f"{MAX_DRIFT}"
+                )
+        return cls(faults)
 
     def point(self, name: str) -> None:
         """Reach the named point: raise :class:`Crash` or :class:`WriteFailed` if a fault is armed here."""

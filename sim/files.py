@@ -11,14 +11,19 @@ modeled crash: the tree models a filesystem whose writes are durable once the ca
 
 Extension points for a backend: ``_read``, ``_write``, ``_delete``, ``_exists``, ``_list``,
 ``_rename``, ``_mtime``, ``_set_mtime``. :class:`DiskTree` refuses every path that resolves outside its
-root (``..``, absolute paths, symlinks pointing out).
+root (``..``, absolute paths, symlinks pointing out) and every file with more than one hard link. Names
+follow POSIX (``a:b`` is a name); one over 255 bytes raises :class:`NameTooLong`, an ``OSError`` with
+``errno.ENAMETOOLONG``, in both backends, as the OS would.
 """
 
 from __future__ import annotations
 
 import abc
+import errno
 import os
 import posixpath
+import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,18 +44,64 @@ class PathConflict(MemsimError):
     """A path is needed as a file and as a directory at once, or a directory rename os.rename refuses."""
 
 
+class HardLinked(PathEscape):
+    """A file under the root has other hard links: reading or writing it could reach a file elsewhere."""
+
+
+class NameTooLong(MemsimError, OSError):
+    """A path component over :data:`NAME_MAX` bytes, or a whole path over :data:`PATH_MAX` (ENAMETOOLONG)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.errno = errno.ENAMETOOLONG
+
+
+class InvalidName(MemsimError, ValueError):
+    """A path the filesystem cannot encode (a lone surrogate)."""
+
+
+#: The longest file name (one path component) in bytes, as on Linux, macOS and Windows filesystems.
+NAME_MAX = 255
+#: The longest whole path a system call takes on Linux, in bytes (with its NUL).
+PATH_MAX = 4096
+
+_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
+#: Every DiskTree open: no following of a final symlink, no blocking on a FIFO, not inherited.
+_OPEN_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def normalize(path: str) -> str:
-    """The canonical relative form of *path*; raises :class:`PathEscape` for absolute or escaping paths."""
+    """The canonical relative form of *path*; raises :class:`PathEscape` for absolute or escaping paths.
+
+    Names are POSIX names: ``a:b`` is an ordinary file name, as on Linux and macOS (only a drive
+    prefix such as ``C:/`` or ``C:\\``, an absolute path on Windows, is refused). A backslash is read
+    as a separator. A name longer than :data:`NAME_MAX` bytes raises :class:`NameTooLong`, as the OS does.
+    """
     if not isinstance(path, str) or path == "":
         raise PathEscape(f"invalid path {path!r}")
     if "\x00" in path:
         raise PathEscape(f"NUL byte in path {path!r}")
-    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+    if path.startswith(("/", "\\")) or _DRIVE.match(path):
         raise PathEscape(f"absolute path {path!r}")
     norm = posixpath.normpath(path.replace("\\", "/"))
     if norm == ".." or norm.startswith("../") or norm == ".":
         raise PathEscape(f"path {path!r} escapes the root")
+    if len(norm) > NAME_MAX or not norm.isascii():
+        _check_names(norm)
     return norm
+
+
+def _check_names(norm: str) -> None:
+    try:
+        size = len(os.fsencode(norm))
+    except UnicodeEncodeError as exc:
+        raise InvalidName(f"path {norm[:60]!r} cannot be encoded as a file name: {exc.reason}") from exc
+    if size <= NAME_MAX:
+        return
+    for part in norm.split("/"):
+        n = len(os.fsencode(part))
+        if n > NAME_MAX:
+            raise NameTooLong(f"file name too long ({n} bytes; the limit is {NAME_MAX}): {part[:40]!r}...")
 
 
 def universal_newlines(text: str) -> str:
@@ -357,12 +408,36 @@ class MemoryTree(FileTree):
 
 
 class DiskTree(FileTree):
-    """A file tree on the real filesystem under *root*; paths that resolve outside *root* are refused."""
+    """A file tree on the real filesystem under *root* (or its relative *subdir*).
 
-    def __init__(self, root: str | os.PathLike[str], mtime: MtimeSource | None = None) -> None:
+    Paths that resolve outside the root are refused (:class:`PathEscape`), and so is a file with more
+    than one hard link (:class:`HardLinked`): a hard link planted in the root is the same file as one
+    outside it, so reading, writing or stamping it would reach outside. Files are opened without
+    following a final symlink (a link swapped in after the path was checked is refused too).
+    """
+
+    def __init__(
+        self, root: str | os.PathLike[str], mtime: MtimeSource | None = None, *, subdir: str = ""
+    ) -> None:
         super().__init__(mtime)
-        self.root = Path(root).resolve()
-        self.root.mkdir(parents=True, exist_ok=True)
+        base = Path(root).resolve()
+        if subdir:
+            self.root = self._inside(base, normalize(subdir), subdir)
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.root = self._inside(base, normalize(subdir), subdir)  # a symlink may only now resolve
+        else:
+            base.mkdir(parents=True, exist_ok=True)
+            self.root = base
+
+    @staticmethod
+    def _inside(base: Path, rel: str, shown: str) -> Path:
+        try:
+            real = (base / rel).resolve()
+        except (RuntimeError, OSError) as exc:
+            raise PathEscape(f"subdir {shown!r} cannot be resolved: {exc}") from exc
+        if real != base and base not in real.parents:
+            raise PathEscape(f"subdir {shown!r} resolves outside the run root")
+        return real
 
     def _real(self, path: str) -> Path:
         try:
@@ -371,17 +446,45 @@ class DiskTree(FileTree):
             raise PathEscape(f"path {path!r} cannot be resolved: {exc}") from exc
         if real != self.root and self.root not in real.parents:
             raise PathEscape(f"path {path!r} resolves outside the run root")
+        if len(os.fsencode(str(real))) >= PATH_MAX:
+            raise NameTooLong(
+                f"path too long ({len(os.fsencode(str(real)))} bytes; the limit is {PATH_MAX - 1})"
+            )
         return real
 
+    def _open(self, path: str, real: Path, flags: int) -> int:
+        """An fd for the regular file *real*, opened without following a final symlink and without
+        blocking (a FIFO planted in the root would block an open forever); refused if hard-linked."""
+        try:
+            fd = os.open(real, flags | _OPEN_FLAGS, 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PathEscape(f"path {path!r} became a symlink") from exc
+            if exc.errno == errno.ENXIO:
+                raise PathConflict(f"{path!r} is not a regular file") from exc
+            raise
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise PathConflict(f"{path!r} is not a regular file")
+        if st.st_nlink > 1:
+            os.close(fd)
+            raise HardLinked(f"{path!r} has {st.st_nlink} hard links: it may be a file outside the run root")
+        return fd
+
     def _read(self, path: str) -> bytes:
-        return self._real(path).read_bytes()
+        with os.fdopen(self._open(path, self._real(path), os.O_RDONLY), "rb") as fh:
+            return fh.read()
 
     def _write(self, path: str, data: bytes, append: bool) -> None:
         real = self._real(path)
         real.parent.mkdir(parents=True, exist_ok=True)
         # Re-check after mkdir: a symlinked directory component may only now resolve.
         real = self._real(path)
-        with open(real, "ab" if append else "wb") as fh:
+        fd = self._open(path, real, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else 0))
+        with os.fdopen(fd, "ab" if append else "wb") as fh:
+            if not append:
+                fh.truncate(0)  # only now: a refused hard link is left untouched
             fh.write(data)
 
     def _write_from(self, path: str, offset: int, data: bytes) -> None:
@@ -423,18 +526,29 @@ class DiskTree(FileTree):
         os.replace(s, self._real(dst))
         self._prune(s.parent)
 
+    def _stat(self, path: str) -> os.stat_result:
+        fd = self._open(path, self._real(path), os.O_RDONLY)
+        try:
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+
     def _mtime(self, path: str) -> float:
-        return self._real(path).stat().st_mtime_ns / 1e9
+        return self._stat(path).st_mtime_ns / 1e9
 
     def _size(self, path: str) -> int:
-        return self._real(path).stat().st_size
+        return self._stat(path).st_size
 
     def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
-        with open(self._real(path), "rb") as fh:
+        with os.fdopen(self._open(path, self._real(path), os.O_RDONLY), "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
             fh.seek(offset)
             return fh.read(), size
 
     def _set_mtime(self, path: str, mtime: float) -> None:
         ns = round(mtime * 1e9)
-        os.utime(self._real(path), ns=(ns, ns))
+        fd = self._open(path, self._real(path), os.O_RDONLY)
+        try:
+            os.utime(fd if os.utime in os.supports_fd else self._real(path), ns=(ns, ns))
+        finally:
+            os.close(fd)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -104,15 +105,59 @@ def _prescan_depth(text: str, limit: int) -> None:
             level -= 1
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DOTTED = re.compile(r"[A-Za-z0-9_S-]+(?:[ \t]*\.[ \t]*[A-Za-z0-9_S-]+)+")
+
+
+def _toml_skeleton(text: str) -> str:
+    """*text* with every TOML string replaced by ``S`` and comments dropped (what keys are made of)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if ch in "\"'":
+            quote = text[i : i + 3] if text.startswith(ch * 3, i) else ch
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                i += 2 if ch == '"' and text[i] == "\\" else 1
+            i += len(quote)
+            out.append("S")
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _prescan_toml_keys(text: str, limit: int) -> None:
+    """Refuse a dotted key with more than *limit* parts (``a.a.a...``): tomllib takes time quadratic in
+    the parts (50,000 of them, a 100 kB file, take 40 s), and each part is a level of nesting."""
+    if text.count(".") <= limit:
+        return
+    for m in _DOTTED.finditer(_toml_skeleton(text)):
+        if m.group().count(".") >= limit:
+            raise UsageError(
+                f"nested deeper than {limit} levels (a dotted key of {m.group().count('.') + 1} parts)"
+            )
+
+
 def load_json(text: str, what: str, path: str | os.PathLike[str]) -> Any:
-    """Parse JSON text with the nesting limit; one-line errors."""
+    """Parse JSON text with the nesting limit; one-line errors. ``NaN`` and ``Infinity`` (which Python's
+    parser accepts but JSON does not) are refused, as are integers over 4,300 digits."""
     try:
         _prescan_depth(text, MAX_DEPTH)
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_no_constant)
     except UsageError as exc:
         raise UsageError(f"{what} {path} is {exc}") from exc
     except (ValueError, RecursionError) as exc:
-        raise UsageError(f"{what} {path} is not valid JSON: {exc}") from exc
+        reason = " ".join(str(exc).split(";")[0].split())
+        raise UsageError(f"{what} {path} is not valid JSON: {reason}") from exc
     if depth(value) > MAX_DEPTH:
         raise UsageError(f"{what} {path} is nested deeper than {MAX_DEPTH} levels")
     return value
@@ -124,6 +169,7 @@ def load_toml(text: str, what: str, path: str | os.PathLike[str]) -> dict[str, A
 
     try:
         _prescan_depth(text, MAX_DEPTH)
+        _prescan_toml_keys(text, MAX_DEPTH)
         value = tomllib.loads(text)
     except UsageError as exc:
         raise UsageError(f"{what} {path} is {exc}") from exc

@@ -296,6 +296,8 @@ def moto_server_store(bucket: str | None = None) -> S3Store:
 
 
 _namespace_seq = 0
+#: Seconds an endpoint gets to accept a connection and to answer the first request.
+PROBE_TIMEOUT_S = 3
 
 
 def check_endpoint(url: str) -> str:
@@ -308,8 +310,18 @@ def check_endpoint(url: str) -> str:
         host = parts.hostname
     except ValueError as exc:
         raise UsageError(f"invalid endpoint URL {url!r}: {exc}") from exc
+    if parts.username is not None or parts.password is not None:
+        # Never echoed, never recorded in a trace's meta: the URL would carry the secret along.
+        raise UsageError(
+            "invalid endpoint URL: it carries credentials (USER:PASSWORD@); give them as "
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead"
+        )
     if parts.scheme not in ("http", "https") or not host:
         raise UsageError(f"invalid endpoint URL {url!r}: expected http(s)://HOST[:PORT]")
+    if parts.query or parts.fragment:
+        raise UsageError(
+            f"invalid endpoint URL {url!r}: expected http(s)://HOST[:PORT] without ?query or #fragment"
+        )
     if port is not None and not 0 < port < 65536:
         raise UsageError(f"invalid endpoint URL {url!r}: port out of range")
     return url
@@ -330,19 +342,31 @@ def endpoint_store(url: str, bucket: str | None = None) -> S3Store:
     check_endpoint(url)
     _namespace_seq += 1
     namespace = f"memsim-{os.getpid()}-{_namespace_seq}/"
+    # The first calls (bucket, namespace) go through a probe client with short timeouts and no retry,
+    # so an endpoint that is black-holed or never answers fails in seconds; the run's own client then
+    # allows a retry and a longer read.
+    probe = boto3.client(
+        "s3",
+        endpoint_url=url,
+        config=Config(
+            retries={"max_attempts": 1, "mode": "standard"},
+            connect_timeout=PROBE_TIMEOUT_S,
+            read_timeout=PROBE_TIMEOUT_S,
+        ),
+    )
     client = boto3.client(
         "s3",
         endpoint_url=url,
-        # A black-holed endpoint fails in seconds, not minutes: one retry, short connect timeout.
         config=Config(retries={"max_attempts": 2, "mode": "standard"}, connect_timeout=3, read_timeout=20),
     )
     try:
-        name = _new_bucket(client, bucket or "memsim")
-        store = S3Store(client, name, namespace=namespace)
+        name = _new_bucket(probe, bucket or "memsim")
+        store = S3Store(probe, name, namespace=namespace)
         for key in store.list():
             store.delete(key)
     except (BotoCoreError, ClientError) as exc:
         raise UsageError(f"cannot use the S3 endpoint {url}: {exc}") from exc
+    store.client = client
 
     def wipe() -> None:
         with contextlib.suppress(BotoCoreError, ClientError):

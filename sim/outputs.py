@@ -3,22 +3,55 @@
 :class:`Outputs` is the set of files one command writes. Its paths are validated before any work starts
 (:meth:`Outputs.dir` and :meth:`Outputs.file` raise :class:`~sim.errors.UsageError` with one line for an
 output that could never be written: a path under a file, an unwritable directory, a directory where a
-file must go). Each file is first written to a hidden temporary name in its target directory
-(``.NAME.partial-PID``); :meth:`Outputs.commit` renames them all into place at the end, and
-:meth:`Outputs.abort` (on any error or interrupt) removes the temporaries and any directory the command
-created. A process killed with ``kill -9`` can leave a ``.partial`` file, never a file under its final
+file must go, two outputs naming one file). Each file is first written to a hidden temporary name in its
+target directory (``.NAME.partial-PID``); :meth:`Outputs.commit` renames them all into place at the end,
+and :meth:`Outputs.abort` (on any error or interrupt) removes the temporaries and any directory the
+command created. A directory output (a run root, :meth:`Outputs.stage_dir`) is staged and committed the
+same way. A process killed with ``kill -9`` can leave a ``.partial`` file, never a file under its final
 name; a trace's completeness marker (:mod:`sim.trace`) makes even that partial file unreadable as a trace.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
+import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from sim.errors import UsageError
+from sim.files import NAME_MAX, PATH_MAX
+
+
+class OutputFailed(UsageError):
+    """An output could not be written after all (a full disk, a quota, a file system gone read-only):
+    one line and exit code 2, like an output path refused up front; nothing is left under final names."""
+
+
+#: The errors of a write that the output location, not memsim, is to blame for.
+WRITE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG, errno.EACCES, errno.EPERM}
+)
+#: SQLite's primary result codes for the same: SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN.
+SQLITE_WRITE_CODES = frozenset({8, 10, 13, 14})
+
+
+def is_write_failure(exc: BaseException) -> bool:
+    """Whether *exc* says the output location cannot take the write (not a bug of memsim's)."""
+    if isinstance(exc, OSError):
+        return exc.errno in WRITE_ERRNOS
+    if isinstance(exc, sqlite3.Error):
+        return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in SQLITE_WRITE_CODES
+    return False
+
+
+def write_failure(exc: BaseException, target: object) -> OutputFailed:
+    """The one-line :class:`OutputFailed` for *exc* raised while writing *target*."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return OutputFailed(f"cannot write {target}: {reason}")
 
 
 def normalize(path: str | os.PathLike[str]) -> Path:
@@ -28,15 +61,16 @@ def normalize(path: str | os.PathLike[str]) -> Path:
         raise UsageError(f"invalid path {text!r}: contains a NUL character")
     if not text:
         raise UsageError("empty output path")
-    return Path(os.path.abspath(text))
-
-
-def _nearest_existing(path: Path) -> Path:
-    p = path
-    while not p.exists():
-        if p.parent == p:
-            break
-        p = p.parent
+    p = Path(os.path.abspath(text))
+    try:
+        parts = [len(os.fsencode(part)) for part in p.parts]
+        total = len(os.fsencode(str(p)))
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"invalid path {text[:60]!r}: {exc.reason}") from exc
+    if max(parts) > NAME_MAX:
+        raise UsageError(f"{text[:60]}...: a path component is longer than {NAME_MAX} bytes")
+    if total >= PATH_MAX:
+        raise UsageError(f"{text[:60]}...: the path is longer than {PATH_MAX - 1} bytes")
     return p
 
 
@@ -52,23 +86,33 @@ def _probe_writable(directory: Path, shown: str) -> None:
 def check_dir(path: str | os.PathLike[str], what: str = "--out") -> Path:
     """Validate an output directory (it may not exist yet); returns its normalized path."""
     p = normalize(path)
-    if p.exists() and not p.is_dir():
-        raise UsageError(f"{what} {path} exists and is not a directory")
-    base = _nearest_existing(p)
-    if not base.is_dir():
-        raise UsageError(f"{what} {path}: {base} is not a directory")
-    for part in p.relative_to(base).parts:
-        if len(part.encode()) > 255:
-            raise UsageError(f"{what} {path}: a path component is longer than 255 bytes")
-    _probe_writable(base, f"{what} {path}")
+    shown = f"{what} {path}"
+    try:
+        base = p
+        while not os.path.lexists(base) and base.parent != base:
+            base = base.parent
+        if not base.exists():
+            raise UsageError(f"{shown}: {base} is a symlink to nothing")
+        if not base.is_dir():
+            if base == p:
+                raise UsageError(f"{shown} exists and is not a directory")
+            raise UsageError(f"{shown}: {base} is not a directory")
+    except OSError as exc:
+        raise UsageError(f"cannot use {shown}: {exc.strerror or exc}") from exc
+    _probe_writable(base, shown)
     return p
 
 
 def check_file(path: str | os.PathLike[str], what: str) -> Path:
     """Validate an output file path (its directory may not exist yet); returns its normalized path."""
     p = normalize(path)
-    if p.is_dir():
-        raise UsageError(f"{what} {path} is a directory")
+    try:
+        if p.is_dir():
+            raise UsageError(f"{what} {path} is a directory")
+        if p.is_symlink() and not p.exists():
+            raise UsageError(f"{what} {path} is a symlink to nothing")
+    except OSError as exc:
+        raise UsageError(f"cannot use {what} {path}: {exc.strerror or exc}") from exc
     if len(p.name.encode()) > 240:
         raise UsageError(f"{what} {path}: the file name is longer than 240 bytes")
     check_dir(p.parent, what)
@@ -80,7 +124,9 @@ class Outputs:
 
     def __init__(self) -> None:
         self._pending: list[tuple[Path, Path]] = []  # (temporary, final)
+        self._pending_dirs: list[tuple[Path, Path]] = []  # (temporary, final)
         self._made_dirs: list[Path] = []
+        self._claimed: dict[Path, str] = {}  # final path -> the option that names it
 
     # -- validation ----------------------------------------------------------------------------------
     def dir(self, path: str | os.PathLike[str], what: str = "--out") -> Path:
@@ -88,8 +134,13 @@ class Outputs:
         return check_dir(path, what)
 
     def file(self, path: str | os.PathLike[str], what: str) -> Path:
-        """Validate an output file path now."""
-        return check_file(path, what)
+        """Validate an output file path now; two outputs of one command may not name the same file."""
+        p = check_file(path, what)
+        key = Path(os.path.realpath(p))
+        if key in self._claimed and self._claimed[key] != what:
+            raise UsageError(f"{what} and {self._claimed[key]} name the same file {path}")
+        self._claimed.setdefault(key, what)
+        return p
 
     # -- staging -------------------------------------------------------------------------------------
     def _ensure_dir(self, d: Path) -> None:
@@ -114,21 +165,36 @@ class Outputs:
         self._pending.append((tmp, final))
         return tmp
 
+    def stage_dir(self, final: str | os.PathLike[str], what: str) -> Path:
+        """A temporary directory path (not yet created) standing in for directory *final* until the
+        commit, which replaces *final* (a directory an earlier run left) with it, if it was created; the
+        abort removes it. Refuses now a *final* that exists and is not a directory."""
+        final = normalize(final)
+        if final.exists() and not final.is_dir():
+            raise UsageError(f"{what} {final} exists and is not a directory")
+        tmp = final.parent / f".{final.name}.partial-{os.getpid()}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        self._pending_dirs.append((tmp, final))
+        return tmp
+
     def write_text(self, final: str | os.PathLike[str], text: str) -> Path:
         """Stage *text* (UTF-8) for *final*."""
-        tmp = self.stage(final)
-        tmp.write_text(text, encoding="utf-8")
-        return normalize(final)
+        return self.write_bytes(final, text.encode("utf-8"))
 
     def write_bytes(self, final: str | os.PathLike[str], data: bytes) -> Path:
         """Stage *data* for *final*."""
-        tmp = self.stage(final)
-        tmp.write_bytes(data)
-        return normalize(final)
+        return self.write_with(final, lambda tmp: tmp.write_bytes(data))
 
-    def write_with(self, final: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
-        """Stage *final* by calling ``writer(temporary_path)`` (sqlite, matplotlib...)."""
-        writer(self.stage(final))
+    def write_with(self, final: str | os.PathLike[str], writer: Callable[[Path], object]) -> Path:
+        """Stage *final* by calling ``writer(temporary_path)`` (sqlite, matplotlib...); a full disk or a
+        read-only file system on the way is :class:`OutputFailed`."""
+        try:
+            writer(self.stage(final))
+        except (OSError, sqlite3.Error) as exc:
+            if not is_write_failure(exc):
+                raise
+            raise write_failure(exc, final) from exc
         return normalize(final)
 
     def staged_path(self, final: str | os.PathLike[str]) -> Path:
@@ -148,24 +214,38 @@ class Outputs:
     def commit(self) -> list[Path]:
         """Rename every staged file into place; returns their final paths."""
         done = []
-        for tmp, final in self._pending:
-            if tmp.exists():
-                os.replace(tmp, final)
-                done.append(final)
+        try:
+            for tmp, final in self._pending:
+                if tmp.exists():
+                    os.replace(tmp, final)
+                    done.append(final)
+            for tmp, final in self._pending_dirs:
+                if tmp.is_dir():
+                    if final.is_symlink():
+                        final.unlink()
+                    elif final.is_dir():
+                        shutil.rmtree(final)
+                    os.replace(tmp, final)
+                    done.append(final)
+        except OSError as exc:
+            self._pending = [(t, f) for t, f in self._pending if f not in done]
+            self._pending_dirs = [(t, f) for t, f in self._pending_dirs if f not in done]
+            self.abort()
+            raise write_failure(exc, exc.filename or "the outputs") from exc
         self._pending = []
+        self._pending_dirs = []
         self._made_dirs = []
         return done
 
     def abort(self) -> None:
         """Remove every staged temporary and every directory this command created (if left empty)."""
         for tmp, _ in self._pending:
-            try:
+            with suppress(OSError):
                 tmp.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError:
-                pass
         self._pending = []
+        for tmp, _ in self._pending_dirs:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self._pending_dirs = []
         for d in reversed(self._made_dirs):
             with suppress(OSError):
                 d.rmdir()

@@ -4,14 +4,23 @@
 cancels the pending tasks, terminates the workers instead of waiting for their current task, and
 re-raises, so ``memsim bench --workers N`` and ``memsim claims --workers N`` exit promptly with code 130
 and their partial outputs removed by the caller.
+
+A terminal's Ctrl-C reaches every process of the foreground group, workers included. A worker still
+starting up (importing, before it can ignore SIGINT) would die printing a traceback onto the user's
+terminal, so helper processes are started with :func:`quiet_children`: their stderr is ``/dev/null``.
+What a worker has to say travels back as its result or exception.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -23,9 +32,38 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+#: The longest AF_UNIX socket path (``sun_path`` is 108 bytes on Linux, 104 on macOS).
+_SUN_PATH_MAX = 104
+
+
 def _context() -> Any:
+    """The fork server where it can run, else spawn. The fork server listens on a socket under the
+    temporary directory, so a long ``TMPDIR`` (over about 60 bytes) rules it out."""
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    # multiprocessing names it TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX
+    socket_path = len(os.fsencode(tempfile.gettempdir())) + len("/pymp-xxxxxxxx/listener-xxxxxxxx")
+    if "forkserver" in methods and socket_path < _SUN_PATH_MAX:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
+@contextmanager
+def quiet_children() -> Iterator[None]:
+    """Start child processes inside this block with file descriptor 2 pointing at ``/dev/null``.
+
+    They inherit that stderr; this process's own is restored at the end of the block (errors inside it
+    are raised, not printed, so nothing of memsim's is lost).
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
@@ -37,7 +75,8 @@ def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iter
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_ignore_sigint)
     pending: set[Future[R]] = set()
     try:
-        pending = {pool.submit(fn, item) for item in items}
+        with quiet_children():  # the fork server, the resource tracker and the workers start here
+            pending = {pool.submit(fn, item) for item in items}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import os
 import pkgutil
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -36,11 +38,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sim.engine import Simulation
-from sim.errors import UsageError
+from sim.errors import MemsimError, UsageError
 from sim.faults import Crash, FaultPlan
 from sim.limits import decode_text, load_toml, read_bounded
 from sim.objects import ObjectStore, open_store
-from sim.outputs import Outputs
+from sim.outputs import Outputs, is_write_failure, write_failure
 
 #: The object-store kinds ``--store`` accepts besides an ``http(s)://`` endpoint URL.
 STORE_KINDS = ("memory", "moto", "moto-server")
@@ -187,13 +189,21 @@ def load_script(path: str | os.PathLike[str]) -> Scenario:
         raise UsageError(f"cannot load scenario script {path}")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = mod
+    no_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # no __pycache__ beside the user's script
     try:
         spec.loader.exec_module(mod)
     except UsageError:
+        sys.modules.pop(mod_name, None)
         raise
+    except SystemExit as exc:
+        sys.modules.pop(mod_name, None)
+        raise UsageError(f"scenario script {path} exited while being imported (code {exc.code})") from exc
     except Exception as exc:
-        del sys.modules[mod_name]
+        sys.modules.pop(mod_name, None)
         raise UsageError(f"scenario script {path} failed to import: {type(exc).__name__}: {exc}") from exc
+    finally:
+        sys.dont_write_bytecode = no_bytecode
     return from_module(mod, p.stem, str(resolved))
 
 
@@ -227,7 +237,8 @@ def load_file(path: str | os.PathLike[str]) -> tuple[ScenarioFile, Scenario]:
 
 
 def parse_params(scenario: Scenario, values: dict[str, Any]) -> BaseModel:
-    """Validate parameter overrides against the scenario's Params model (unknown keys are errors)."""
+    """Validate parameter overrides against the scenario's Params model (unknown keys are errors; values
+    are not coerced: ``"7"`` or ``true`` for an integer parameter is an error)."""
     known = set(scenario.params.model_fields)
     for k in values:
         if k not in known:
@@ -235,8 +246,18 @@ def parse_params(scenario: Scenario, values: dict[str, Any]) -> BaseModel:
             raise UsageError(
                 f"scenario {scenario.name} has no parameter {k!r}{hint} (`memsim doc params {scenario.name}`)"
             )
+    for k, v in values.items():
+        try:
+            json.dumps(v, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(
+                f"invalid parameter for scenario {scenario.name}: {k}: not a finite JSON value ({exc})"
+            ) from exc
+    text = json.dumps(values)
     try:
-        return scenario.params.model_validate(values)
+        # Strict JSON-mode validation: "7" and true are not integers, 1.5 is not a count; arrays still
+        # fill tuples, integers still fill floats.
+        return scenario.params.model_validate_json(text, strict=True)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "params"
@@ -322,26 +343,32 @@ def run_plan(
     outputs: Outputs | None = None,
     progress: Callable[[int, float], None] | None = None,
 ) -> Result:
-    """Run a validated plan. The trace is staged and committed only if the run ends (normally or at an
-    injected crash); a fault naming an agent the run never created is a :class:`UsageError` after the
+    """Run a validated plan. The trace and the run root (*root*, where disk trees live) are staged and
+    committed only if the run ends (normally or at an injected crash), each replacing what an earlier run
+    left under its name; a fault naming an agent the run never created is a :class:`UsageError` after the
     run, with nothing written. With *outputs* the caller commits; otherwise this commits its own."""
     own = outputs is None
     out = outputs or Outputs()
     staged = out.stage(trace_path) if trace_path is not None else None
-    root_path = Path(root) if root is not None else None
-    root_existed = root_path is not None and root_path.exists()
+    staged_root = out.stage_dir(root, "run root") if root is not None else None
     sc = p.scenario
-    sim = Simulation(p.seed, faults=p.faults, trace_path=staged, keep_trace=sc.keep_trace, root=root)
-    sim.trace.progress = progress
-    meta: dict[str, Any] = {"scenario": sc.name, "store": p.store, "params": p.params.model_dump(mode="json")}
-    if sc.path:
-        meta["script"] = Path(sc.path).name
-    sim.trace.set_meta(**meta)
     result = Result([])
-    complete = False
+    sim: Simulation | None = None
     try:
+        sim = Simulation(
+            p.seed, faults=p.faults, trace_path=staged, keep_trace=sc.keep_trace, root=staged_root
+        )
+        sim.trace.progress = progress
+        meta: dict[str, Any] = {
+            "scenario": sc.name,
+            "store": p.store,
+            "params": p.params.model_dump(mode="json"),
+        }
+        if sc.path:
+            meta["script"] = Path(sc.path).name
+        sim.trace.set_meta(**meta)
         try:
-            result.lines = list(sc.run(Context(sim, p.params, p.store)))
+            result.lines = _summary(sc, sc.run(Context(sim, p.params, p.store)))
         except Crash as exc:
             sim.trace.op(sc.system, "crash", phase="crash", point=exc.point)
             result.crashed = exc.point
@@ -349,6 +376,12 @@ def run_plan(
                 f"crashed at {exc.point} (simulation time {sim.now:g} s): the run stops there; the trace "
                 "holds every write made before it"
             ]
+        except MemsimError:
+            raise
+        except Exception as exc:
+            if is_write_failure(exc) or not sc.path:
+                raise  # a full disk (below), or a registered scenario's bug: exit 1, "internal error"
+            raise ScriptFailed(_script_failure(sc, exc)) from exc
         unknown = p.faults.unknown_agents()
         if unknown:
             raise UsageError(
@@ -359,20 +392,46 @@ def run_plan(
             result.unfired.append(
                 f"fault {f} never fired: {f.target} was reached {p.faults.hits(f.target)} time(s)"
             )
-        complete = True
-    except BaseException:
-        sim.close()
+        sim.close(complete=True)
+    except BaseException as exc:
+        if sim is not None:
+            with suppress(Exception):  # the trace may be what cannot be written
+                sim.close()
         if own:
             out.abort()
-        if root_path is not None and not root_existed:
-            shutil.rmtree(root_path, ignore_errors=True)
+        elif staged_root is not None:
+            shutil.rmtree(staged_root, ignore_errors=True)
+        if isinstance(exc, Exception) and is_write_failure(exc):  # a full disk, a read-only file system
+            where = getattr(exc, "filename", None) or f"the trace {trace_path}"
+            raise write_failure(exc, where) from exc
         raise
-    sim.trace.close(complete=complete)
-    sim.close()
     if own:
         out.commit()
     result.trace_path = Path(trace_path) if trace_path is not None else None
     return result
+
+
+class ScriptFailed(UsageError):
+    """A scenario script given by path raised an exception or returned something that is not lines."""
+
+
+def _summary(sc: Scenario, lines: Any) -> list[str]:
+    """The summary lines *run* returned (a list of lines; a string or a number is an error)."""
+    if isinstance(lines, str | bytes) or not isinstance(lines, Iterable):
+        kind = type(lines).__name__
+        raise ScriptFailed(f"scenario {sc.name}: run(ctx) must return a list of lines, not {kind}")
+    return [str(line) for line in lines]
+
+
+def _script_failure(sc: Scenario, exc: Exception) -> str:
+    """One line naming the script line where *exc* was raised (the deepest frame in the script file)."""
+    import traceback
+
+    where = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == Path(sc.path).resolve():
+            where = f" at line {frame.lineno}"
+    return f"scenario script {sc.path} raised {type(exc).__name__}{where}: {exc}"
 
 
 def main(module_name: str) -> None:
@@ -380,8 +439,11 @@ def main(module_name: str) -> None:
     runs it with every ``memsim run`` option."""
     from sim import cli
 
+    if cli.running():  # an unguarded main(__name__) while memsim imports the script: not a new run
+        return
     mod = sys.modules.get(module_name)
     target = getattr(mod, "__file__", None) if mod is not None else None
     if not target:
-        raise SystemExit(f"memsim: error: cannot find the file of scenario module {module_name!r}")
-    cli.main(["run", target, *sys.argv[1:]])
+        sys.stderr.write(f"memsim: error: cannot find the file of scenario module {module_name!r}\n")
+        raise SystemExit(2)
+    cli.main(["run", target, *sys.argv[1:]], own_process=True)

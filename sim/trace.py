@@ -314,8 +314,16 @@ _COLUMNS = {
 }
 
 
+#: Bounds on a trace's meta table (it holds a seed, a scenario name, parameters and faults).
+MAX_META_KEYS, MAX_META_BYTES = 1000, 1 << 20
+
+
 def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) -> dict[str, str]:
-    """The meta table of a trace, after checking it is a complete memsim trace of this schema."""
+    """The meta table of a trace, after checking it is a complete memsim trace of this schema.
+
+    ``meta``, ``ops`` and ``requests`` must be tables (a view of the same name could compute rows
+    forever) with exactly this schema's columns; meta holds at most :data:`MAX_META_KEYS` values of at
+    most :data:`MAX_META_BYTES` each."""
     p = Path(path)
     try:
         with open(p, "rb") as fh:
@@ -324,17 +332,31 @@ def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) ->
     except OSError as exc:
         raise TraceError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        conn = sqlite3.connect(f"file:{p.resolve()}?mode=ro", uri=True)
+        conn = connect_readonly(p)
         try:
             for table, cols in _COLUMNS.items():
+                kind = conn.execute("SELECT type FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+                if kind is None or kind[0] != "table":
+                    what = "missing" if kind is None else f"a {kind[0]}, not a table"
+                    raise TraceError(f"not a memsim trace database: {path}: {table} is {what}")
                 have = tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
                 if have != cols:
                     raise TraceError(f"not a memsim trace database: {path}: table {table} has columns {have}")
-            meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+            rows = conn.execute(
+                "SELECT key, value, length(CAST(value AS BLOB)) FROM meta LIMIT ?", (MAX_META_KEYS + 1,)
+            ).fetchall()
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
+    if len(rows) > MAX_META_KEYS:
+        raise TraceError(f"not a memsim trace database: {path}: its meta table has over {MAX_META_KEYS} rows")
+    for key, _value, size in rows:
+        if size is not None and size > MAX_META_BYTES:
+            raise TraceError(
+                f"{path}: meta {str(key)[:40]!r} is {size:,} bytes; the limit is {MAX_META_BYTES:,}"
+            )
+    meta = {str(k): str(v) for k, v, _ in rows}
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise TraceError(
             f"{path} has trace schema {meta.get('schema_version', '(none)')!r}; this memsim reads schema "
@@ -345,10 +367,17 @@ def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) ->
     return meta
 
 
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection that runs nothing the file's schema asks for (no trusted schema)."""
+    conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    conn.execute("PRAGMA trusted_schema = OFF")
+    return conn
+
+
 def read_trace(path: str | os.PathLike[str], *, require_complete: bool = True) -> TraceData:
     """Read a complete trace database back into frozen records (:class:`TraceError` otherwise)."""
     meta = read_meta(path, require_complete=require_complete)
-    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    conn = connect_readonly(Path(path))
     try:
         data = TraceData(meta=meta)
         data.ops = [

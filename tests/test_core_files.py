@@ -10,6 +10,7 @@ Reads with newline translation are checked against Python's own text-mode reader
 
 from __future__ import annotations
 
+import errno
 import io
 import itertools
 import os
@@ -33,7 +34,19 @@ from strategies import adversarial_paths, dir_paths, file_paths, spellings, text
 from sim.clock import AgentClock
 from sim.errors import MemsimError
 from sim.faults import Crash
-from sim.files import DiskTree, FileMissing, FileTree, MemoryTree, PathEscape, normalize, universal_newlines
+from sim.files import (
+    DiskTree,
+    FileMissing,
+    FileTree,
+    HardLinked,
+    InvalidName,
+    MemoryTree,
+    NameTooLong,
+    PathConflict,
+    PathEscape,
+    normalize,
+    universal_newlines,
+)
 
 
 def python_text_read(data: bytes, newline: str | None) -> str:
@@ -600,3 +613,145 @@ def test_read_from_is_a_seek_then_read_to_eof(kind, data, offset, tmp_path_facto
 
     assert tree.read_from("s/log.jsonl", offset) == (data[offset:], len(data))
     assert tree.size("s/log.jsonl") == len(data)
+
+
+# -- hard links, subdirs, names as the OS has them -----------------------------------------------------
+@pytest.mark.parametrize(
+    "op",
+    ["write_text", "append_text", "read_bytes", "read_from", "size", "mtime", "replace_atomic_over"],
+)
+def test_hard_linked_file_is_refused(tmp_path: Path, op: str) -> None:
+    """A file in the root hard-linked to one outside (``st_nlink > 1``) is refused for every read, write
+    and stamp: the outside file keeps its bytes and mtime, and nothing of it is returned. (Replacing it
+    with a rename is allowed: that only swaps the directory entry, the outside file is untouched.)"""
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(SECRET)
+    os.utime(outside, ns=(1_000_000_000, 1_000_000_000))
+    root = tmp_path / "root"
+    root.mkdir()
+    os.link(outside, root / "linked.md")
+    tree = DiskTree(root)
+    calls = {
+        "write_text": lambda: tree.write_text("linked.md", "pwned"),
+        "append_text": lambda: tree.append_text("linked.md", "pwned"),
+        "read_bytes": lambda: tree.read_bytes("linked.md"),
+        "read_from": lambda: tree.read_from("linked.md", 0),
+        "size": lambda: tree.size("linked.md"),
+        "mtime": lambda: tree.mtime("linked.md"),
+        "replace_atomic_over": lambda: tree.replace_atomic("linked.md", b"new"),
+    }
+
+    if op == "replace_atomic_over":
+        calls[op]()
+        assert tree.read_bytes("linked.md") == b"new"
+    else:
+        with pytest.raises(HardLinked):
+            calls[op]()
+    assert outside.read_bytes() == SECRET
+    assert outside.stat().st_mtime_ns == 1_000_000_000
+
+
+def test_ordinary_files_have_one_link(tmp_path: Path) -> None:
+    """The control: files the tree writes itself are read, appended and stamped normally."""
+    tree = DiskTree(tmp_path / "root")
+    tree.write_text("a.md", "x", clock=lambda: 5.0)
+    tree.append_text("a.md", "y", clock=lambda: 6.0)
+
+    assert (tree.read_text("a.md"), tree.size("a.md"), tree.mtime("a.md")) == ("xy", 2, 6.0)
+
+
+@pytest.mark.parametrize("subdir", ["../x", "a/../../x", "/etc", "//x", "a\x00b", ".."])
+def test_simulation_tree_refuses_a_subdir_outside_the_root(tmp_path: Path, subdir: str) -> None:
+    """``Simulation.tree("disk", subdir=...)`` with ``..``, an absolute path or a NUL is refused, and
+    nothing is created outside the run root."""
+    from sim.engine import Simulation
+
+    root = tmp_path / "run"
+    sim = Simulation(0, root=root)
+    with pytest.raises(PathEscape):
+        sim.tree("disk", subdir=subdir)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_simulation_tree_refuses_a_subdir_symlinked_out(tmp_path: Path) -> None:
+    """A subdir that is a symlink leading out of the run root is refused (the tree would root there)."""
+    from sim.engine import Simulation
+
+    root = tmp_path / "run"
+    root.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "link")
+
+    with pytest.raises(PathEscape):
+        Simulation(0, root=root).tree("disk", subdir="link/x")
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_simulation_tree_subdir_inside_the_root(tmp_path: Path) -> None:
+    """A relative subdir roots the tree inside the run root, with any spelling normalized."""
+    from sim.engine import Simulation
+
+    tree = Simulation(0, root=tmp_path / "run").tree("disk", subdir="./a//b/../c")
+    tree.write_text("x.md", "ok")
+
+    assert (tmp_path / "run" / "a" / "c" / "x.md").read_text() == "ok"
+
+
+@pytest.mark.parametrize("name", ["a:b", "C:foo", "x:", "::", "agent:0/memory.md"])
+def test_colon_is_an_ordinary_posix_name(tmp_path: Path, name: str) -> None:
+    """``a:b`` is a valid POSIX file name: both backends store it under that name, as the OS does
+    (only a drive prefix with a separator, ``C:/`` or ``C:\\``, reads as an absolute path)."""
+    disk = DiskTree(tmp_path / "root")
+    for t in (MemoryTree(), disk):
+        t.write_text(name, "ok")
+        assert t.read_text(name) == "ok"
+        assert t.list() == [name]
+    assert (tmp_path / "root" / name).read_text() == "ok"
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [("x" * 255, True), ("x" * 256, False), ("é" * 127, True), ("é" * 128, False), ("d/" + "x" * 256, False)],
+    ids=["255 bytes", "256 bytes", "254 bytes of é", "256 bytes of é", "256 in a subdirectory"],
+)
+def test_name_length_limit_is_the_os_limit(tmp_path: Path, name: str, ok: bool) -> None:
+    """A name of up to 255 bytes works on both backends; one byte more raises NameTooLong (an OSError
+    with ENAMETOOLONG, as the OS raises it) on both, instead of a raw OSError from the disk only."""
+    for t in (MemoryTree(), DiskTree(tmp_path / "root")):
+        if ok:
+            t.write_text(name, "ok")
+            assert t.read_text(name) == "ok"
+        else:
+            with pytest.raises(NameTooLong) as exc:
+                t.write_text(name, "ok")
+            assert exc.value.errno == errno.ENAMETOOLONG
+            assert "\n" not in str(exc.value)
+
+
+def test_whole_path_over_path_max_is_name_too_long(tmp_path: Path) -> None:
+    """A path of many short names that together exceed PATH_MAX is refused with NameTooLong."""
+    deep = "/".join(["d" * 200] * 25)
+
+    with pytest.raises(NameTooLong):
+        DiskTree(tmp_path / "root").write_text(deep, "x")
+
+
+def test_unencodable_name_is_one_error(tmp_path: Path) -> None:
+    """A lone surrogate (no file system can store it) is an InvalidName error on both backends."""
+    for t in (MemoryTree(), DiskTree(tmp_path / "root")):
+        with pytest.raises(InvalidName):
+            t.write_text("bad\ud800name", "x")
+
+
+def test_fifo_in_the_root_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO planted under the root: writing to its name raises PathConflict at once (an ordinary open
+    would wait forever for a reader), and it is not a file to read."""
+    root = tmp_path / "root"
+    root.mkdir()
+    os.mkfifo(root / "pipe.md")
+    tree = DiskTree(root)
+
+    with pytest.raises(PathConflict):
+        tree.write_text("pipe.md", "x")
+    with pytest.raises(FileMissing):
+        tree.read_bytes("pipe.md")

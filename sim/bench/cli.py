@@ -9,13 +9,20 @@ from typing import Any
 from sim.errors import UsageError
 
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
+#: The most windows one sweep may list.
+MAX_BUDGETS = 32
+#: The files a sweep writes into --out (sim.bench.outputs, sim.bench.plots).
+OUTPUT_FILES = ("results.db", "results.csv", "aggregate.csv")
+PLOT_FILES = ("tokens_over_time.png", "recall_vs_budget.png", "overflow_vs_budget.png")
 
 
 def parse_budgets(text: str) -> list[int]:
-    """The ``--budgets`` list, each within [500, 2,000,000] tokens."""
+    """The ``--budgets`` list: at most 32 windows, each within [500, 2,000,000] tokens."""
     items = [x.strip() for x in text.split(",") if x.strip()]
     if not items:
         raise UsageError("--budgets is empty")
+    if len(items) > MAX_BUDGETS:
+        raise UsageError(f"--budgets lists {len(items)} windows; at most {MAX_BUDGETS}")
     out = []
     for x in items:
         try:
@@ -49,13 +56,12 @@ def run_cli(
     progress: bool,
 ) -> list[dict[str, Any]]:
     """``memsim bench``."""
-    from rich.console import Console
-
     from sim.bench.executors import run_sweep
     from sim.bench.metrics import aggregate
     from sim.bench.outputs import write_outputs
     from sim.bench.table import render
     from sim.bench.tasks import parse_designs, tasks_for
+    from sim.cli import report_console
     from sim.outputs import Outputs
 
     if executor not in ("local", "dask"):
@@ -66,6 +72,8 @@ def run_cli(
     bl = parse_budgets(budgets)
     outputs = Outputs()
     out = outputs.dir(out)
+    for name in OUTPUT_FILES + (PLOT_FILES if plots else ()) + (("index.html",) if html else ()):
+        outputs.file(out / name, "--out")  # a directory in the way fails now, not after the sweep
     workload_file = None
     if workload is not None:
         if steps is not None:
@@ -79,7 +87,7 @@ def run_cli(
     rows = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress)
     with outputs.transaction():
         paths = write_outputs(rows, out, plots, outputs=outputs, html=html)
-    Console(width=240, highlight=False).print(render(aggregate(rows)))
+    report_console(240).print(render(aggregate(rows)))
     for p in paths:
         print(f"wrote {p}")
     return rows
