@@ -2,8 +2,8 @@
 
 Simulation time (``env.now``) is in seconds. An agent's wall clock reads
 ``EPOCH + now * (1 + drift) + offset`` and is kept in integer nanoseconds so that 19-digit timestamps
-(Tracecraft keys), milliseconds (MerchantBench ``wall_ms``), ISO strings, dates (Nemsy page names) and
-file mtimes are all exact and reproducible. Skew is the constant offset, drift the rate error.
+(object keys compared as strings), milliseconds (``wall_ms`` fields), ISO strings, dates (page names)
+and file mtimes are all exact and reproducible. Skew is the constant offset, drift the rate error.
 
 A clock represents what a signed 64-bit count of Unix nanoseconds can: 1970-01-01 to 2262-04-11 UTC
 (:data:`MIN_NS`, :data:`MAX_NS`; the range of ``datetime64[ns]``, Go's ``UnixNano`` and the 19-digit keys).

@@ -1,7 +1,7 @@
 """The closed, named set of faults a scenario or test may inject.
 
 Models declare their crash points as named constants with :func:`declare_point` (``system.op.where``,
-e.g. ``merchantbench.write_memory_doc.after_document``) and call :meth:`FaultPlan.point` there.
+e.g. ``mydesign.write_doc.after_document``) and call :meth:`FaultPlan.point` there.
 Scenarios, tests and the CLI select faults by name; an unknown kind or point is a :class:`UsageError`.
 
 Fault kinds (the closed set):
@@ -96,7 +96,7 @@ _SPEC = re.compile(
 
 
 def parse_fault(spec: str, *, check_points: bool = True) -> Fault:
-    """Parse a fault spec such as ``crash@tracecraft.memory_set.after_snapshot`` or ``skew:bob=-600``."""
+    """Parse a fault spec such as ``crash@mydesign.memory_set.after_snapshot`` or ``skew:bob=-600``."""
     m = _SPEC.fullmatch(spec.strip())
     if m is None:
         raise UsageError(

@@ -1,6 +1,6 @@
 """Named, independent random streams derived from the run seed.
 
-``streams.get("tracecraft.uuid")`` always returns the same :class:`random.Random` for the same seed and
+``streams.get("mydesign.uuid")`` always returns the same :class:`random.Random` for the same seed and
 name, and streams with different names never share state, so adding a consumer of randomness in one part
 of a model cannot shift the draws seen by another. No other source of randomness is allowed in models.
 """

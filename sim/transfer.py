@@ -21,7 +21,7 @@ class TransferResult:
 
     reproduced: bool
     detail: str
-    system: str = ""  # the real system and version, e.g. "tracecraft-ai 0.2.5"
+    system: str = ""  # the real system and version, e.g. "package 1.2.3"
 
 
 def transfer_cli(path: Path, *, variant: str | None) -> bool:
