@@ -14,8 +14,10 @@ directory), and on a case-insensitive filesystem, where ``Agent_0`` and ``agent_
 from __future__ import annotations
 
 from sim.scenario import Context, main
+from sim.variant import Variant
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import MerchantEnv, injective_agent_id, safe_agent_id
-from systems.merchantbench.state import INJECTIVE_IDS, Variant
+from systems.merchantbench.state import INJECTIVE_IDS
 
 SYSTEM = "merchantbench"
 SEED = 7
@@ -70,9 +72,9 @@ def run(ctx: Context) -> list[str]:
     lines.append("collisions: " + "; ".join(f"{k}: {v}" for k, v in groups.items() if len(v) > 1))
     lines += _isolation(ctx, Variant(), False, "faithful")
     lines += _isolation(ctx, Variant(), True, "faithful, case-insensitive fs")
-    lines += _isolation(ctx, Variant.of(INJECTIVE_IDS), True, "injective-ids, case-insensitive fs")
+    lines += _isolation(ctx, DESIGN.switches.fixed(INJECTIVE_IDS), True, "injective-ids, case-insensitive fs")
     lines += _history_alias(ctx, Variant(), "faithful")
-    lines += _history_alias(ctx, Variant.of(INJECTIVE_IDS), "injective-ids")
+    lines += _history_alias(ctx, DESIGN.switches.fixed(INJECTIVE_IDS), "injective-ids")
     return lines
 
 

@@ -27,9 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sim.scenario import Context, main
 from sim.text import extract_facts, fact_token, fact_value, observation
+from sim.variant import Variant
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import MerchantEnv, ReactAgent
 from systems.merchantbench.policies import SavePolicy
-from systems.merchantbench.state import COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED, ReactConfig, Variant
+from systems.merchantbench.state import COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED, ReactConfig
 
 SYSTEM = "merchantbench"
 SEED = 42
@@ -125,12 +127,12 @@ def run(ctx: Context) -> list[str]:
         ("1 cl100k provider, never saves", "cl100k", "never", Variant()),
         ("2 estimator-like provider, never saves", "estimate", "never", Variant()),
         ("3 estimator-like provider, saves on the reminder", "estimate", "reminder", Variant()),
-        ("4 as 3, fix compact-after-save", "estimate", "reminder", Variant.of(COMPACT_AFTER_SAVE)),
+        ("4 as 3, fix compact-after-save", "estimate", "reminder", DESIGN.switches.fixed(COMPACT_AFTER_SAVE)),
         (
             "5 as 4, plus fix trigger-untrimmed",
             "estimate",
             "reminder",
-            Variant.of(COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED),
+            DESIGN.switches.fixed(COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED),
         ),
     ]
     for label, provider, save, variant in runs:

@@ -15,6 +15,7 @@ from sim.engine import Simulation
 from sim.faults import Crash, FaultPlan, WriteFailed
 from systems.merchantbench import MerchantEnv, RunRegistry, read_hermes_trace
 from systems.merchantbench import faults as fp
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import (
     EOS_CALL,
     MEMORY_DOC_MAX_BYTES,
@@ -24,7 +25,7 @@ from systems.merchantbench.model import (
     read_memory_doc,
     write_memory_doc,
 )
-from systems.merchantbench.state import ATOMIC_WRITE, HttpError, Variant
+from systems.merchantbench.state import ATOMIC_WRITE, HttpError
 
 
 def _env(**kw) -> tuple[Simulation, MerchantEnv]:
@@ -225,7 +226,7 @@ def test_partial_write_crash_truncates_document() -> None:
 
 def test_atomic_write_fix_keeps_old_document_on_crash() -> None:
     """Fixed variant: history first, temp file + replace; a crash before replace keeps the old document."""
-    sim, env = _env(variant=Variant.of(ATOMIC_WRITE))
+    sim, env = _env(variant=DESIGN.switches.fixed(ATOMIC_WRITE))
     write_memory_doc(env, "agent_0", "old")
     sim.faults = FaultPlan.parse([f"crash@{fp.WRITE_DOC_BEFORE_REPLACE}"])
 

@@ -11,6 +11,7 @@ from strategies_merchantbench import FAULT_SCHEDULES, SAVE_POLICY_KW
 
 from sim.engine import Simulation
 from sim.tokens import count_tokens
+from sim.variant import Variant
 from systems.merchantbench import (
     MerchantEnv,
     ReactAgent,
@@ -20,6 +21,7 @@ from systems.merchantbench import (
     history_token_estimate,
     trim_messages_to_token_budget,
 )
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import (
     FALLBACK_HOPS_EXHAUSTED,
     FALLBACK_NO_TOOL_CALL,
@@ -38,7 +40,6 @@ from systems.merchantbench.state import (
     FaultSchedule,
     Reply,
     ToolCall,
-    Variant,
 )
 
 BIG = 10**9
@@ -227,7 +228,7 @@ def test_redact_retry_copy_fix_keeps_history() -> None:
     _sim, _env, agent = _agent(
         _two_reads(),
         schedule=FaultSchedule(llm=((0, 1, "forbidden"),)),
-        variant=Variant.of(REDACT_RETRY_COPY),
+        variant=DESIGN.switches.fixed(REDACT_RETRY_COPY),
     )
     agent.run_step("hello")
 
@@ -315,7 +316,7 @@ def test_compaction_after_any_successful_act() -> None:
     cfg = ReactConfig(context_window=BIG, trigger=120, keep=50)
     for variant, compacted_after in (
         (Variant(), "read_memory_doc"),
-        (Variant.of(COMPACT_AFTER_SAVE), "write_memory_doc"),
+        (DESIGN.switches.fixed(COMPACT_AFTER_SAVE), "write_memory_doc"),
     ):
         sim, _env, agent = _agent(script, config=cfg, variant=variant)
         agent.run_step("first " + "x" * 300)
@@ -393,7 +394,7 @@ def test_save_policy_saves_visible_facts_on_reminder() -> None:
     """The reminder policy reads, then writes every visible fact token."""
     cfg = ReactConfig(context_window=BIG, trigger=400, keep=10_000)
     _sim, env, agent = _agent(
-        model=SavePolicy(save="reminder"), config=cfg, variant=Variant.of(COMPACT_AFTER_SAVE)
+        model=SavePolicy(save="reminder"), config=cfg, variant=DESIGN.switches.fixed(COMPACT_AFTER_SAVE)
     )
     agent.run_step("FACT-0001=amber " + "x" * 2000)
     agent.run_step("FACT-0002=teal")
@@ -469,7 +470,7 @@ def test_no_ceiling_system_and_tool_schemas_not_subtracted() -> None:
     window = message_token_estimate({"role": "user", "content": text}) + 20
 
     assert _ceiling_run(text, window) > window
-    assert _ceiling_run(text, window, Variant.of(PROVIDER_BUDGET)) <= window
+    assert _ceiling_run(text, window, DESIGN.switches.fixed(PROVIDER_BUDGET)) <= window
 
 
 def test_no_ceiling_estimator_gap_on_cjk() -> None:
@@ -478,7 +479,7 @@ def test_no_ceiling_estimator_gap_on_cjk() -> None:
     window = count_tokens(TOOLS_JSON) + message_token_estimate({"role": "user", "content": text}) + 40
 
     assert _ceiling_run(text, window) > window
-    assert _ceiling_run(text, window, Variant.of(PROVIDER_BUDGET)) <= window
+    assert _ceiling_run(text, window, DESIGN.switches.fixed(PROVIDER_BUDGET)) <= window
 
 
 def test_no_ceiling_single_message_over_budget() -> None:
@@ -486,7 +487,7 @@ def test_no_ceiling_single_message_over_budget() -> None:
     text = "inventory report " * 400
 
     assert _ceiling_run(text, 600) > 600
-    assert _ceiling_run(text, 600, Variant.of(PROVIDER_BUDGET)) <= 600
+    assert _ceiling_run(text, 600, DESIGN.switches.fixed(PROVIDER_BUDGET)) <= 600
 
 
 def test_large_save_below_k_still_pushes_the_observation_out() -> None:
@@ -500,7 +501,7 @@ def test_large_save_below_k_still_pushes_the_observation_out() -> None:
     kept = {}
     for variant in (FAITHFUL, FIXED):
         sim = Simulation(0)
-        assert claim.check(sim, ex, variant).holds  # the history is not emptied
+        assert claim.check(sim, ex, claim.variant(variant)).holds  # the history is not emptied
         compacts = [o.data for o in sim.trace.data.ops if o.op == "compact"]
         assert compacts and all(d["after"] > 0 for d in compacts)
         kept[variant] = [d["obs_kept"] for d in compacts]

@@ -1,4 +1,5 @@
-"""Frozen value records of the MerchantBench model: the variant switch, LLM replies, act outcomes."""
+"""Frozen value records of the MerchantBench model and its switch names: fixes, off switches, LLM replies,
+act outcomes. Variants are :class:`sim.variant.Variant` values of these names (``design.DESIGN.switches``)."""
 
 from __future__ import annotations
 
@@ -39,29 +40,8 @@ FIXES = (
     ATOMIC_WRITE, RAW_NEWLINES, TRACE_RECALL,
 )  # fmt: skip
 
-
-@dataclass(frozen=True)
-class Variant:
-    """Which fixes are switched on; the default (no fixes) is the faithful design."""
-
-    fixes: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        unknown = set(self.fixes) - set(FIXES)
-        if unknown:
-            raise ValueError(f"unknown fix names: {sorted(unknown)}")
-
-    def has(self, fix: str) -> bool:
-        """Whether *fix* is switched on."""
-        return fix in self.fixes
-
-    @classmethod
-    def of(cls, *fixes: str) -> Variant:
-        """A variant with exactly *fixes*."""
-        return cls(frozenset(fixes))
-
-
-FAITHFUL_VARIANT = Variant()
+#: Off switches: each claim's mechanism switched off or emptied (see ``claims.py``).
+OFF: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
