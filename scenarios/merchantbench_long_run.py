@@ -49,7 +49,7 @@ def run(ctx: Context) -> list[str]:
     sim = ctx.sim
     rng = sim.rng("scenario.sizes")
     text_rng = sim.rng("scenario.text")
-    env = MerchantEnv(sim, sim.tree("memory"))
+    env = MerchantEnv(sim, sim.tree("memory"), brief=SYSTEM_PROMPT)
     config = ReactConfig(context_window=p.window, trigger=p.trigger, keep=p.keep)
     agent = ReactAgent(
         sim,
@@ -60,7 +60,6 @@ def run(ctx: Context) -> list[str]:
         provider_tokenizer="estimate",
         record_every=0,
     )
-    agent.brief(SYSTEM_PROMPT)
     sample_at = {round((i + 1) * p.steps / p.samples) - 1 for i in range(p.samples)} if p.samples else set()
     seen: list[str] = []
     probes = hits = 0

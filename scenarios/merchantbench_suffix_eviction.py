@@ -77,7 +77,7 @@ def _observations(ctx: Context) -> tuple[list[str], str]:
 def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, variant: Variant) -> list[str]:
     p = ctx.params
     sim = ctx.sim
-    env = MerchantEnv(sim, sim.tree("memory"), run_id=f"run-{label[0]}")
+    env = MerchantEnv(sim, sim.tree("memory"), run_id=f"run-{label[0]}", brief=SYSTEM_PROMPT)
     config = ReactConfig(context_window=p.window, trigger=p.trigger, keep=p.keep)
     agent = ReactAgent(
         sim,
@@ -89,7 +89,6 @@ def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, var
         provider_tokenizer=provider,
         record_every=0,
     )
-    agent.brief(SYSTEM_PROMPT)
     seq0 = len(sim.trace.data.ops)
     max_provider = max_hist = 0
     for text in obs:

@@ -85,7 +85,7 @@ class Adapter:
         self.sim = sim
         self.variant, self.knobs = variant, knobs  # switches and knobs: not used yet
         self.tree = _CountingTree(mtime=sim.clock("server").seconds)
-        self.env = MerchantEnv(sim, self.tree)
+        self.env = MerchantEnv(sim, self.tree, brief=SYSTEM_PROMPT)
         policy = SavePolicy(
             save="reminder",
             read_on_probe=True,
@@ -94,7 +94,6 @@ class Adapter:
         )
         config = ReactConfig(context_window=budget, trigger=budget, keep=round(budget * 30 / 160))
         self.agent = ReactAgent(sim, self.env, "agent_0", policy, config=config, record_every=0)
-        self.agent.brief(SYSTEM_PROMPT)
 
     def step(self, step: WorkStep) -> ModelRequest:
         """Run one env tick of the ReAct loop; the request of its last hop."""
@@ -102,7 +101,10 @@ class Adapter:
         if step.probe:
             text += "\n" + step.question
         self.agent.run_step(text, needed=(step.probe,) if step.probe else ())
-        return ModelRequest(tuple(self.agent.last_parts), self.agent.last_request_estimate, "react.hop")
+        agent = self.agent
+        if agent.seen_parts:  # the last request that still showed this step's observation (and question)
+            return ModelRequest(tuple(agent.seen_parts), agent.seen_estimate, "react.hop")
+        return ModelRequest(tuple(agent.last_parts), agent.last_request_estimate, "react.hop")
 
     def storage(self) -> StorageStats:
         """Durable bytes under the run directory, bytes written (documents, histories, step traces)."""

@@ -72,7 +72,9 @@ def _agent(
     exact: bool = False,
     tree: Any = None,
 ) -> ReactAgent:
-    env = MerchantEnv(sim, tree or sim.tree("memory"), variant=variant, schedule=schedule)
+    env = MerchantEnv(
+        sim, tree or sim.tree("memory"), variant=variant, schedule=schedule, brief=SYSTEM_PROMPT
+    )
     agent = ReactAgent(
         sim,
         env,
@@ -84,7 +86,6 @@ def _agent(
         record_every=1 if exact else 0,
     )
     agent.keep_log = True
-    agent.brief(SYSTEM_PROMPT)
     return agent
 
 

@@ -35,7 +35,7 @@ from systems.merchantbench.model import is_maintenance, provider_text
 from systems.merchantbench.state import Reply, ToolCall
 
 SAVE_POLICIES = ("never", "reminder", "direct", "every_k", "oversize")
-_QUESTION = re.compile(r"Question: what is the value of (FACT-\d{4})\?")
+_QUESTION = re.compile(r"Question: what is the value of (FACT-\d{4,})\?")
 
 
 def visible_fact_tokens(messages: list[dict[str, Any]]) -> list[str]:

@@ -4,6 +4,7 @@ act outcomes. Variants are :class:`sim.variant.Variant` values of these names (`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 # -- fix names (each failure mode's minimal fix is a switch; the faithful design has none) -------------
@@ -79,13 +80,37 @@ class Reply:
 
 @dataclass(frozen=True)
 class HttpError(Exception):
-    """An HTTP error from ``/act`` (410 dead, 425 stale/closed, 429 turns, 400 order, 409 key, 500)."""
+    """An HTTP error status from the env server (``requests.HTTPError`` after ``raise_for_status``).
+
+    ``str()`` is requests' own text, ``"{status} Client Error: {REASON} for url: {url}"`` (``Server
+    Error`` for 5xx; REASON is the upper-case status phrase the server sends), as the ``[act-error]``
+    text carries it (``agent/sdk/merchantbench_tool_client.py`` ``act``; Corrections 7). *code* is the
+    JSON body's ``error``.
+    """
 
     status: int
     code: str = ""
+    url: str = ""
 
     def __str__(self) -> str:
-        return f"{self.status} {self.code}".strip()
+        kind = "Client" if self.status < 500 else "Server"
+        return f"{self.status} {kind} Error: {HTTPStatus(self.status).phrase.upper()} for url: {self.url}"
+
+
+@dataclass(frozen=True)
+class ServerUnavailable(Exception):
+    """The env server does not answer (``requests.ConnectionError``; it is not an ``HTTPError``).
+
+    *message* is requests' text: a refused connection while the server is down, or an aborted one when
+    the server process died while handling the request (Corrections 11).
+    """
+
+    message: str
+
+    type_name = "ConnectionError"
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True)
@@ -94,6 +119,8 @@ class LLMError(Exception):
 
     type_name: str
     message: str
+    status: int | None = None
+    """``e.response.status_code`` of the SDK exception, when it has a response."""
 
     def __str__(self) -> str:
         return self.message
@@ -104,13 +131,16 @@ class FaultSchedule:
     """A provider and server fault schedule keyed by (env tick, hop or act index within the step).
 
     ``llm`` maps to an LLM error kind (``forbidden``, ``burst``, ``rate``, ``allocation``, ``transient``,
-    ``invalid``, ``unknown``); ``act`` maps to an HTTP status (425, 400, 409, 429, 500);
-    ``no_usage`` lists LLM calls that return no usage.
+    ``server``, ``invalid``, ``unknown``); ``act`` maps to an HTTP status (425, 400, 409, 429, 500);
+    ``no_usage`` lists LLM calls that return no usage; ``outage`` entries ``(t, act, n)`` make the server
+    stop answering at that act: it refuses the next *n* requests (acts and observations, that act
+    included), then answers again with its state intact.
     """
 
     llm: tuple[tuple[int, int, str], ...] = ()
     act: tuple[tuple[int, int, int], ...] = ()
     no_usage: tuple[tuple[int, int], ...] = ()
+    outage: tuple[tuple[int, int, int], ...] = ()
 
     def llm_fault(self, t: int, call: int) -> str | None:
         for ft, fc, kind in self.llm:
@@ -124,10 +154,15 @@ class FaultSchedule:
                 return status
         return None
 
+    def outage_at(self, t: int, act: int) -> int:
+        """How many requests the server refuses from the act *act* of tick *t* on (0: none)."""
+        return sum(n for ft, fa, n in self.outage if (ft, fa) == (t, act))
+
 
 @dataclass(frozen=True)
 class StepResult:
-    """How one ReAct step ended: ``done``, ``stale`` (425), ``forced`` (forced EOS) or ``failed``."""
+    """How one ReAct step ended: ``done``, ``stale`` (425), ``forced`` (forced EOS), ``exited`` (the agent
+    process died: the server did not answer) or ``finished`` (the observation route answered 410)."""
 
     t: int
     outcome: str

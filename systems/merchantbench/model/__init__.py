@@ -17,7 +17,9 @@ Every fix of a failure mode is a switch of :class:`sim.variant.Variant` (names i
 :mod:`systems.merchantbench.state`); the default is the faithful design.
 """
 
-from systems.merchantbench.model.agent import ReactAgent
+from typing import Any
+
+from systems.merchantbench.model.agent import ReactAgent, run_step
 from systems.merchantbench.model.constants import (
     ALLOCATION_QUOTA_DELAYS_S,
     CONTEXT_WINDOW,
@@ -66,13 +68,21 @@ from systems.merchantbench.model.memory import (
 )
 from systems.merchantbench.model.runs import RunRegistry
 from systems.merchantbench.model.server import MerchantEnv, read_memory_doc, write_memory_doc
-from systems.merchantbench.model.tools import EOS_CALL, MUTATING_TOOLS, TOOL_SCHEMAS, TOOLS_JSON
+from systems.merchantbench.model.tools import (
+    DEFAULT_DENYLIST,
+    EOS_CALL,
+    MUTATING_TOOLS,
+    UPSTREAM_SCHEMA_TOKENS,
+    tool_schemas,
+    tools_json,
+)
 from systems.merchantbench.model.traces import indent_json
 
 __all__ = [
     "ALLOCATION_QUOTA_DELAYS_S",
     "CONTEXT_WINDOW",
     "DEFAULT_CONFIG",
+    "DEFAULT_DENYLIST",
     "EOS_CALL",
     "FALLBACK_HOPS_EXHAUSTED",
     "FALLBACK_NO_TOOL_CALL",
@@ -93,6 +103,7 @@ __all__ = [
     "TOOLS_JSON",
     "TOOL_SCHEMAS",
     "TRIGGER_TOKENS",
+    "UPSTREAM_SCHEMA_TOKENS",
     "VERSION_MARKER",
     "History",
     "LLMFailure",
@@ -116,8 +127,20 @@ __all__ = [
     "provider_text",
     "read_hermes_trace",
     "read_memory_doc",
+    "run_step",
     "safe_agent_id",
     "sanitize_message_for_llm",
+    "tool_schemas",
+    "tools_json",
     "trim_messages_to_token_budget",
     "write_memory_doc",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The default tool-schema stand-in is built on first use (sizing it counts tokens).
+    if name == "TOOL_SCHEMAS":
+        return tool_schemas()
+    if name == "TOOLS_JSON":
+        return tools_json()
+    raise AttributeError(name)

@@ -21,6 +21,7 @@ from systems.merchantbench.model.constants import (
     DEFAULT_CONFIG,
     FALLBACK_HOPS_EXHAUSTED,
     FALLBACK_NO_TOOL_CALL,
+    OBSERVATION_CONNECTION_RETRIES,
     POLICY_REDACTED_TOOL_CONTENT,
     RETRY_DELAYS_S,
     RETRYABLE_CODES,
@@ -42,7 +43,7 @@ from systems.merchantbench.model.history import (
 )
 from systems.merchantbench.model.llm import LLM_ERRORS, LLMFailure, classify_llm_error
 from systems.merchantbench.model.server import MerchantEnv
-from systems.merchantbench.model.tools import EOS_CALL, TOOLS_JSON
+from systems.merchantbench.model.tools import EOS_CALL
 from systems.merchantbench.state import (
     COMPACT_AFTER_SAVE,
     GROUP_TRIM,
@@ -57,13 +58,20 @@ from systems.merchantbench.state import (
     LLMError,
     ReactConfig,
     Reply,
+    ServerUnavailable,
     StepResult,
 )
+
+MAX_RESPAWNS = 8
+"""How many times :func:`run_step` respawns an agent within one tick before giving up (a guard)."""
 
 
 class ReactAgent:
     """The ReAct 160k/compact-30k baseline for one agent: process-local ``history`` (system prompt kept
     outside it), the per-hop trigger, request assembly at window B, the act loop and compaction.
+
+    One instance is one agent *process*: everything here is lost when the process exits (the server stops
+    answering, Corrections 11); :meth:`respawn` is the run's start route starting a new one.
 
     *model* is a stand-in with ``respond(agent, messages, t, hop) -> Reply`` (see ``policies.py``).
     *provider_tokenizer* is what the provider's ``usage.prompt_tokens`` counts: ``"cl100k"`` (the exact
@@ -95,11 +103,14 @@ class ReactAgent:
         self.schedule = schedule or env.schedule
         self.provider_tokenizer, self.record_every, self.route = provider_tokenizer, record_every, route
         self.history = History()
-        self.system_prompt = ""
+        self.system_prompt: str | None = None
         self.last_prompt_tokens = 0
         self.compaction_pending = False
         self.pre_assistant: list[dict[str, Any]] = []
         self.health: Counter[str] = Counter()
+        self.generation = 0
+        self.tools_json = env.tools_json()
+        self.tool_names = env.offered_tools()
         self.compactions = 0
         self.hops = 0
         self.last_request: list[dict[str, Any]] = []
@@ -107,6 +118,8 @@ class ReactAgent:
         self.last_request_estimate = 0
         self.last_request_had_reminder = False
         self.last_provider_tokens = 0
+        self.seen_parts: list[str] = []
+        self.seen_estimate = 0
         self._saved_in_cycle = False
         self._write_failed_in_cycle = False
         self._redact_copy: set[int] = set()
@@ -114,23 +127,43 @@ class ReactAgent:
         self._needed: frozenset[str] = frozenset()
         self._observation: dict[str, Any] | None = None
         self._t = 0  # the env tick of the step being driven (env.t moves on when the hook closes)
-        self._tools_est = estimate_tokens(TOOLS_JSON)
+        self._tools_est = estimate_tokens(self.tools_json)
+        self._hop_messages: list[dict[str, Any]] = []
         self._tools_exact: int | None = None
         self.dropped = 0
         self.keep_log = False
         self.request_log: list[tuple[int, list[dict[str, Any]], int, bool]] = []
         self.act_log: list[tuple[int, int, list[dict[str, Any]], str, list[dict[str, Any]]]] = []
 
-    # -- brief -----------------------------------------------------------------------------------------
-    def brief(self, text: str) -> None:
-        """Take the system prompt from the first brief only (RT-OBJ-system-brief, RT-BAP-brief-guidance);
-        it is kept outside ``history``."""
-        if not self.system_prompt:
+    # -- brief and process lifecycle ---------------------------------------------------------------------
+    def brief(self, text: str | None) -> None:
+        """``_update_brief_from_obs`` (react 392-398; RT-OBJ-system-brief, RT-BAP-brief-guidance): the
+        system prompt comes from the first brief, even an empty one, and no later brief replaces it; it is
+        kept outside ``history``. None (no brief in the observation) changes nothing."""
+        if text is not None and self.system_prompt is None:
             self.system_prompt = text
 
-    @property
-    def tool_names(self) -> frozenset[str]:
-        return self.env.offered_tools()
+    def respawn(self) -> ReactAgent:
+        """A new agent process for the same run and agent id (``_respawn_bootstrap`` → ``_spawn_baseline``
+        from the run's start route; Corrections 11): empty ``history``, nothing pending, no pre-assistant
+        messages, no reported tokens, and no system prompt until an observation brings a brief (a live
+        ``Environment`` has already served it). The claim logs (``request_log``, ``act_log``) carry on."""
+        new = ReactAgent(
+            self.sim,
+            self.env,
+            self.agent_id,
+            self.model,
+            config=self.config,
+            variant=self.variant,
+            schedule=self.schedule,
+            provider_tokenizer=self.provider_tokenizer,
+            record_every=self.record_every,
+            route=self.route,
+        )
+        new.generation = self.generation + 1
+        new.keep_log, new.request_log, new.act_log = self.keep_log, self.request_log, self.act_log
+        self.sim.trace.op(SYSTEM, "respawn", agent=self.agent_id, t=self.env.t, generation=new.generation)
+        return new
 
     # -- trigger and compaction ----------------------------------------------------------------------
     def maybe_add_compaction_reminder(self) -> None:
@@ -213,7 +246,7 @@ class ReactAgent:
         Nothing is subtracted from B for the system prompt or tool schemas. Returns the messages, the
         provider parts (system prompt, tool schemas, one text per message) and the design's estimate."""
         h, sysmsg = self.history, self._system_message()
-        parts = [self.system_prompt, TOOLS_JSON] if self.system_prompt else [TOOLS_JSON]
+        parts = [self.system_prompt, self.tools_json] if self.system_prompt else [self.tools_json]
         est = message_token_estimate(sysmsg) if sysmsg else 0
         msgs: list[dict[str, Any]] = [sysmsg] if sysmsg else []
         if self.variant.has(PROVIDER_BUDGET):
@@ -248,10 +281,10 @@ class ReactAgent:
     def _provider_budget_trim(self) -> tuple[list[dict[str, Any]], list[str]]:
         h = self.history
         if self._tools_exact is None:
-            self._tools_exact = count_tokens(TOOLS_JSON)
+            self._tools_exact = count_tokens(self.tools_json)
         budget = (
             self.config.context_window
-            - count_tokens(self.system_prompt)
+            - count_tokens(self.system_prompt or "")
             - self._tools_exact
             - self.config.output_reserve
         )
@@ -277,27 +310,50 @@ class ReactAgent:
             msgs, parts = [m], [provider_text(m)]
         return msgs, parts
 
-    def act_context(self) -> dict[str, Any]:
-        """``_act_context`` (MEM-CLM-telemetry-limits): ``tokens`` (reported, else the request estimate),
-        ``compacted`` while pending, and the non-zero health counters (MEM-CLM-telemetry-limits)."""
-        ctx: dict[str, Any] = {
-            "tokens": self.last_prompt_tokens if self.last_prompt_tokens > 0 else self.last_request_estimate
-        }
+    def act_context(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+        """``_act_context`` (react 537-558; MEM-CLM-telemetry-limits; Corrections 4, 6): ``tokens`` is the
+        reported prompt tokens, else the estimate of *messages* (a hop's own sanitized request) or, for a
+        forced end-of-step, of a request rebuilt from the history now; the key is left out when that is 0.
+        ``compacted: True`` while pending; the non-zero health counters since the last successful act.
+        None when nothing is left (the client then sends no context)."""
+        tokens = self.last_prompt_tokens
+        if tokens <= 0:
+            if messages is None:
+                messages = self.build_request()[0]
+            tokens = history_token_estimate(messages)
+        ctx: dict[str, Any] = {}
+        if tokens > 0:
+            ctx["tokens"] = tokens
         if self.compaction_pending:
             ctx["compacted"] = True
-        ctx.update({k: v for k, v in self.health.items() if v})
-        return ctx
+        for key in ("provider_api_failed_attempts", "retry_exhausted"):
+            if self.health[key]:
+                ctx[key] = self.health[key]
+        return ctx or None
+
+    def _ack_health(self) -> None:
+        """``_ack_runtime_health``: the counters restart at 0 after every successful act (react 386-390)."""
+        self.health.clear()
 
     # -- the LLM call with retries ---------------------------------------------------------------------
     def _call_llm(self, hop: int) -> Generator[Any, Any, Reply]:
+        """``_chat_completion_with_retries`` (react 434-481; Corrections 5): one request per hop, resent
+        unchanged on a retryable error after its delay; the first Forbidden redacts the last tool group and
+        resends a rebuilt request without using a retry; a non-retryable code raises, counting
+        ``retry_exhausted`` if a retry or the Forbidden retry already happened; a retryable code whose
+        delays are used up counts it and raises. Every failed call counts ``provider_api_failed_attempts``.
+        The hop's original request stays in ``_hop_messages`` (the act's context estimates it)."""
         retries, forbidden_retried = 0, False
         self._redact_copy = set()
+        msgs, parts, est = self.build_request()
+        self._hop_messages = msgs
         while True:
-            msgs, parts, est = self.build_request()
             self.hops += 1
             self.last_request, self.last_request_estimate = msgs, est
             self.last_parts = parts
             self.last_request_had_reminder = any(is_maintenance(m) for m in msgs)
+            if any(m is self._observation for m in msgs):
+                self.seen_parts, self.seen_estimate = parts, est
             if self.keep_log:
                 self.request_log.append((self.env.t, msgs, self.dropped, self.compaction_pending))
             provider = self._provider_tokens(parts, est, msgs)
@@ -314,22 +370,26 @@ class ReactAgent:
                     usage = None
                 return replace(reply, prompt_tokens=usage)
             err = LLM_ERRORS[kind]
-            code = classify_llm_error(f"{err.type_name}: {err}")
+            code = classify_llm_error(f"{err.type_name}: {err}", err.status)
             self.health["provider_api_failed_attempts"] += 1
             self.sim.trace.op(SYSTEM, "llm_error", agent=self.agent_id, phase="fail", t=self._t, code=code)
             if code == "Forbidden" and not forbidden_retried:
                 forbidden_retried = True
                 self._redact_last_tool_group()
+                msgs, parts, est = self.build_request()
                 continue
-            if code in RETRYABLE_CODES:
-                delays = ALLOCATION_QUOTA_DELAYS_S if code == "Throttling.AllocationQuota" else RETRY_DELAYS_S
-                if retries < len(delays):
-                    yield self.sim.timeout(delays[retries])
-                    retries += 1
-                    continue
+            if code not in RETRYABLE_CODES:
+                if retries > 0 or forbidden_retried:
+                    self.health["retry_exhausted"] += 1
+                self._redact_copy = set()
+                raise LLMFailure(err, code, retries)
+            delays = ALLOCATION_QUOTA_DELAYS_S if code == "Throttling.AllocationQuota" else RETRY_DELAYS_S
+            if retries >= len(delays):
                 self.health["retry_exhausted"] += 1
-            self._redact_copy = set()
-            raise LLMFailure(err, code, retries)
+                self._redact_copy = set()
+                raise LLMFailure(err, code, retries)
+            yield self.sim.timeout(delays[retries])
+            retries += 1
 
     def _provider_tokens(self, parts: list[str], est: int, msgs: list[dict[str, Any]]) -> int:
         record = self.record_every > 0 and self.hops % self.record_every == 0
@@ -379,30 +439,34 @@ class ReactAgent:
         return block
 
     # -- acting --------------------------------------------------------------------------------------
-    def _act(self, message: dict[str, Any], t: int) -> dict[str, Any]:
+    def _act(self, message: dict[str, Any], t: int, context: dict[str, Any] | None) -> dict[str, Any]:
+        """``client.act(messages=[*pre_assistant, message], context=...)``; on success the health counters
+        are acknowledged. Raises :class:`HttpError` or :class:`ServerUnavailable`."""
+        calls = message.get("tool_calls") or []
         try:
-            res = self.env.act(
-                self.agent_id, [*self.pre_assistant, message], step=t, context=self.act_context()
-            )
-        except HttpError as exc:
+            res = self.env.act(self.agent_id, [*self.pre_assistant, message], step=t, context=context)
+        except (HttpError, ServerUnavailable) as exc:
             if self.keep_log:
-                self.act_log.append((t, self.hops, message.get("tool_calls") or [], str(exc.status), []))
+                status = str(exc.status) if isinstance(exc, HttpError) else "unavailable"
+                self.act_log.append((t, self.hops, calls, status, []))
             raise
+        self._ack_health()
+        results = [json.loads(r["content"]) for r in res["tool_results"]]
         if self.keep_log:
-            self.act_log.append((t, self.hops, message.get("tool_calls") or [], "ok", res["results"]))
-        names = [c["function"]["name"] for c in message.get("tool_calls") or []]
-        if any(n == "write_memory_doc" and r.get("ok") for n, r in zip(names, res["results"])):
-            self._saved_in_cycle = True
+            self.act_log.append((t, self.hops, calls, "ok", results))
+        for c, r in zip(calls, results):
+            if c["function"]["name"] == "write_memory_doc" and isinstance(r, dict) and r.get("ok"):
+                self._saved_in_cycle = True
         return res
 
     def _note_failed_write(self, message: dict[str, Any]) -> None:
         if any(c["function"]["name"] == "write_memory_doc" for c in message.get("tool_calls") or []):
             self._write_failed_in_cycle = True
 
-    def remember_act(self, message: dict[str, Any], results: list[dict[str, Any]]) -> None:
-        """``_remember_act`` (MEM-OBJ-history): an end-of-step-only act keeps just ``{role: assistant,
-        content}`` (when the content is non-empty and not ``[llm-error]``); any other act keeps the
-        assistant message and one tool message per result."""
+    def remember_act(self, message: dict[str, Any], tool_results: list[dict[str, Any]]) -> None:
+        """``_remember_act`` (react 411-424; MEM-OBJ-history): an end-of-step-only act keeps just ``{role:
+        assistant, content}`` (when the content is non-empty and not ``[llm-error]``); any other act keeps
+        the assistant message and one tool message per returned tool result (its content as sent)."""
         calls = message.get("tool_calls") or []
         if len(calls) == 1 and calls[0]["function"]["name"] == "end_of_step":
             c = message.get("content") or ""
@@ -413,57 +477,84 @@ class ReactAgent:
                 self.history.append(kept)
             return
         self.history.append(message)
-        for call, r in zip(calls, results):
+        for r in tool_results:
             self.history.append(
                 {
                     "role": "tool",
-                    "tool_call_id": call["id"],
-                    "name": call["function"]["name"],
-                    "content": json.dumps(r, ensure_ascii=False),
+                    "tool_call_id": r["tool_call_id"],
+                    "name": r["name"],
+                    "content": r["content"],
                 }
             )
 
     def force_end_of_step(self, content: str, t: int) -> bool:
-        """``_force_end_of_step`` (RT-RTE-react-loop): send the pre-assistant messages and an EOS; on success
-        remember and compact if pending; on an HTTP error clear pending, the pre-assistant list and the
-        last prompt tokens (the reminder stays in history)."""
+        """``_force_end_of_step`` (react 725-748; RT-RTE-react-loop; Corrections 1): send the pre-assistant
+        messages and an EOS carrying *content*, with the context of a request rebuilt now; on success
+        remember it and compact if pending. On an HTTP error, only while a compaction is pending, clear
+        pending, the pre-assistant list and the reported tokens (the reminder stays in history).
+        Any other error (:class:`ServerUnavailable`) is not caught."""
         msg = {"role": "assistant", "content": content, "tool_calls": [dict(EOS_CALL)]}
         try:
-            res = self._act(msg, t)
+            res = self._act(msg, t, self.act_context())
         except HttpError as exc:
-            self.compaction_pending = False
-            self.pre_assistant = []
-            self.last_prompt_tokens = 0
+            if self.compaction_pending:
+                self.compaction_pending = False
+                self.pre_assistant = []
+                self.last_prompt_tokens = 0
             self.sim.trace.op(
                 SYSTEM, "force_end_of_step", agent=self.agent_id, phase="fail", t=t, status=exc.status
             )
             return False
-        self.remember_act(msg, res["results"])
+        self.remember_act(msg, res["tool_results"])
         self.compact_history_if_pending()
         self.sim.trace.op(SYSTEM, "force_end_of_step", agent=self.agent_id, t=t, reason=content[:40])
         return True
 
     def drive_step(self, observation: str, *, needed: Iterable[str] = ()) -> Generator[Any, Any, StepResult]:
-        """``_drive_step`` as a SimPy process (RT-RTE-react-loop, RT-RTE-act-gate): append the observation,
-        then up to ``max_hops`` hops of trigger check, request, LLM call and ``/act``; 425 truncates to the
-        pre-observation length (pending and the pre-assistant copy kept), other HTTP errors and LLM
-        failures force an EOS; an exception inside the step (e.g. 410 on the observation) forces a
-        ``[step-crash]`` EOS, as ``run()`` does."""
+        """One turn of ``run()`` as a SimPy process (react 750-785; RT-RTE-react-loop, RT-RTE-act-gate): the
+        observation (a ``ConnectionError`` retried :data:`OBSERVATION_CONNECTION_RETRIES` times, then the
+        process exits; 410 ends the run), then ``_drive_step``. An exception out of the step forces a
+        ``[step-crash] {Type}: {e}`` end-of-step; if that act does not get an answer either, the process
+        exits (outcome ``exited``: call :meth:`respawn`)."""
         t = self.env.t
         try:
+            prompt = self._observe(observation)
+        except ServerUnavailable as exc:
+            self.sim.trace.op(SYSTEM, "agent_exit", agent=self.agent_id, phase="crash", t=t, error=str(exc))
+            return StepResult(t, "exited", 0, str(exc))
+        except HttpError as exc:
+            return StepResult(t, "finished" if exc.status == 410 else "failed", 0, str(exc))
+        self.brief(prompt)
+        try:
             return (yield from self._drive_step(observation, needed=needed))
-        except (HttpError, LLMError, KeyError, ValueError, TypeError) as exc:
-            # run(): an exception inside the step forces an end-of-step with the crash text.
-            text = f"[step-crash] {type(exc).__name__}: {exc}"
-            self.force_end_of_step(text, t)
+        except (ServerUnavailable, HttpError, LLMError, KeyError, ValueError, TypeError) as exc:
+            text = f"[step-crash] {getattr(exc, 'type_name', type(exc).__name__)}: {exc}"
+            try:
+                self.force_end_of_step(text, t)
+            except ServerUnavailable as again:
+                self.sim.trace.op(
+                    SYSTEM, "agent_exit", agent=self.agent_id, phase="crash", t=t, error=str(again)
+                )
+                return StepResult(t, "exited", 0, text)
             return StepResult(t, "forced", 0, text)
+
+    def _observe(self, observation: str) -> str | None:
+        """``client.observation()``: the env's observation route; returns the brief's system prompt if this
+        observation carried one."""
+        for attempt in range(OBSERVATION_CONNECTION_RETRIES + 1):
+            try:
+                return self.env.deliver_observation(self.agent_id, observation)
+            except ServerUnavailable:
+                if attempt == OBSERVATION_CONNECTION_RETRIES:
+                    raise
+        raise AssertionError("unreachable")
 
     def _drive_step(self, observation: str, *, needed: Iterable[str] = ()) -> Generator[Any, Any, StepResult]:
         t = self._t = self.env.t
         self._calls_this_step = 0
         self._needed = frozenset(needed)
         len0 = len(self.history)
-        self.env.deliver_observation(self.agent_id, observation)
+        self.seen_parts, self.seen_estimate = [], 0
         self._observation = {"role": "user", "content": observation}
         self.history.append(self._observation)
         if self.variant.has(TRACE_RECALL) and self._needed:
@@ -480,29 +571,10 @@ class ReactAgent:
             self.last_prompt_tokens = (
                 reply.prompt_tokens if reply.prompt_tokens and reply.prompt_tokens > 0 else 0
             )
-            if not reply.tool_calls:
-                msg: dict[str, Any] = {
-                    "role": "assistant",
-                    "content": reply.content or FALLBACK_NO_TOOL_CALL,
-                    "tool_calls": [dict(EOS_CALL)],
-                }
-            else:
-                calls = [
-                    {
-                        "id": c.id or f"call_{hop}_{i}",
-                        "type": "function",
-                        "function": {
-                            "name": c.name,
-                            "arguments": c.arguments if c.arguments not in (None, "") else "{}",
-                        },
-                    }
-                    for i, c in enumerate(reply.tool_calls)
-                ]
-                msg = {"role": "assistant", "content": reply.content or None, "tool_calls": calls}
-            if reply.reasoning_content:
-                msg["reasoning_content"] = reply.reasoning_content
+            context = self.act_context(self._hop_messages)
+            msg = self._assistant_message(reply, hop)
             try:
-                res = self._act(msg, t)
+                res = self._act(msg, t, context)
             except HttpError as exc:
                 self._note_failed_write(msg)
                 if exc.status == 425:
@@ -516,12 +588,40 @@ class ReactAgent:
                     return StepResult(t, "stale", hop + 1, str(exc), self.compactions > compactions0)
                 self.force_end_of_step(f"[act-error] HTTPError: {exc}", t)
                 return StepResult(t, "forced", hop + 1, str(exc), self.compactions > compactions0)
-            self.remember_act(msg, res["results"])
+            self.remember_act(msg, res["tool_results"])
             self.compact_history_if_pending()
-            if res["step_done"]:
+            if res["step_done"] or not reply.tool_calls:
                 return StepResult(t, "done", hop + 1, "", self.compactions > compactions0)
         self.force_end_of_step(FALLBACK_HOPS_EXHAUSTED, t)
         return StepResult(t, "forced", self.config.max_hops, "hops", self.compactions > compactions0)
+
+    @staticmethod
+    def _assistant_message(reply: Reply, hop: int) -> dict[str, Any]:
+        """The act's assistant message (react 632-690; Corrections 2, 8). Without tool calls: the text, or
+        the ``[fallback] no tool call`` text, with the single ``call_eos`` end-of-step. With tool calls:
+        content ``thought or ""`` (never None); each id is the provider's, else ``call_{hop}_{k}`` with *k*
+        the position of the first *equal* call (``tool_calls_raw.index``: identical id-less calls share an
+        id); empty arguments become ``"{}"``."""
+        if not reply.tool_calls:
+            msg: dict[str, Any] = {
+                "role": "assistant",
+                "content": reply.content or FALLBACK_NO_TOOL_CALL,
+                "tool_calls": [dict(EOS_CALL)],
+            }
+        else:
+            raw = list(reply.tool_calls)
+            calls = [
+                {
+                    "id": c.id or f"call_{hop}_{raw.index(c)}",
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments or "{}"},
+                }
+                for c in raw
+            ]
+            msg = {"role": "assistant", "content": reply.content or "", "tool_calls": calls}
+        if reply.reasoning_content:
+            msg["reasoning_content"] = reply.reasoning_content
+        return msg
 
     def _recall_from_traces(self, t: int) -> None:
         """Fixed variant (``trace-recall``): for each needed fact not in the history, scan the step traces
@@ -545,9 +645,28 @@ class ReactAgent:
             self.sim.trace.op(SYSTEM, "trace_recall", agent=self.agent_id, t=t, facts=sorted(missing))
 
     def run_step(self, observation: str, *, needed: Iterable[str] = ()) -> StepResult:
-        """Run one step to completion in the simulation (a SimPy process) and return how it ended."""
+        """Run one step of this process to completion in the simulation (a SimPy process) and return how
+        it ended (see :func:`run_step` for a step that survives the process dying)."""
         proc = self.sim.process(self.drive_step(observation, needed=needed))
         self.sim.run(proc)
         result = proc.value
         assert isinstance(result, StepResult)
         return result
+
+
+def run_step(
+    agent: ReactAgent, observation: str, *, needed: Iterable[str] = ()
+) -> tuple[ReactAgent, StepResult]:
+    """Drive one env tick to its end across agent processes: when the process exits (the server stopped
+    answering), the run's start route restarts a dead server (a rehydrated ``Environment``) and respawns
+    the agent, which observes the same tick again (Corrections 11). Returns the agent process now running
+    and how the tick ended for it."""
+    result = agent.run_step(observation, needed=needed)
+    for _ in range(MAX_RESPAWNS):
+        if result.outcome != "exited":
+            break
+        if agent.env.down:
+            agent.env.restart()
+        agent = agent.respawn()
+        result = agent.run_step(observation, needed=needed)
+    return agent, result

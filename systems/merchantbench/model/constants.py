@@ -37,6 +37,9 @@ POLICY_REDACTED_TOOL_CONTENT = json.dumps(
         "redacted_for_policy_retry": True,
     },
     ensure_ascii=False,
+    sort_keys=True,
 )
+OBSERVATION_CONNECTION_RETRIES = 3
+"""The tool client's ``observation_connection_retries``: a ``ConnectionError`` is retried this many times."""
 DEFAULT_CONFIG = ReactConfig()
 STEP_INDEX_PID = 4242  # the modeled server pid in temp-file names

@@ -59,23 +59,38 @@ def trim_messages_to_token_budget(messages: Sequence[dict[str, Any]], budget: in
     return list(messages[start:])
 
 
-def _sanitize_arguments(raw: Any) -> str:
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
+def _invalid_json_arguments(value: str) -> str:
+    return json.dumps({"_invalid_json_arguments": value}, ensure_ascii=False, sort_keys=True)
+
+
+def coerce_arguments(value: Any) -> str:
+    """Upstream's ``_coerce_json_argument_string`` (react 125-147; Corrections 3): None → ``"{}"``; a
+    non-string → ``json.dumps(value, ensure_ascii=False, sort_keys=True)`` returned as is (``[]`` stays
+    ``[]``; a ``TypeError`` falls back to ``str(value)`` handled as a string); a blank string → ``"{}"``;
+    a string that does not parse or parses to a non-object → ``{"_invalid_json_arguments": value}``
+    (non-ASCII kept literal); a valid object string is kept byte for byte."""
+    if value is None:
         return "{}"
-    text = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True)
+    if not isinstance(value, str):
+        try:
+            return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        except TypeError:
+            value = str(value)
+    if not value.strip():
+        return "{}"
     try:
-        parsed = json.loads(text)
-    except ValueError:
-        parsed = None
+        parsed = json.loads(value)
+    except (TypeError, ValueError):
+        return _invalid_json_arguments(value)
     if not isinstance(parsed, dict):
-        return json.dumps({"_invalid_json_arguments": raw})
-    return text
+        return _invalid_json_arguments(value)
+    return value
 
 
 def sanitize_message_for_llm(message: dict[str, Any]) -> dict[str, Any]:
-    """Upstream's ``_sanitize_message_for_llm``: messages whose ``tool_calls`` is a list are shallow-copied
-    with each call's arguments fixed (None/blank → ``"{}"``, non-string → sorted ``json.dumps``, unparsable
-    or non-object → ``{"_invalid_json_arguments": raw}``); every other message is returned as is."""
+    """Upstream's ``_sanitize_message_for_llm`` (react 150-172): a message whose ``tool_calls`` is a list is
+    shallow-copied with each dict call's arguments passed through :func:`coerce_arguments`; every other
+    message is returned as is (the same object)."""
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
         return message
@@ -84,7 +99,7 @@ def sanitize_message_for_llm(message: dict[str, Any]) -> dict[str, Any]:
     for c in calls:
         if isinstance(c, dict) and isinstance(c.get("function"), dict):
             fn = dict(c["function"])
-            fn["arguments"] = _sanitize_arguments(fn.get("arguments"))
+            fn["arguments"] = coerce_arguments(fn.get("arguments"))
             c = {**c, "function": fn}
         fixed.append(c)
     out["tool_calls"] = fixed

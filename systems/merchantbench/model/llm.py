@@ -7,19 +7,32 @@ from __future__ import annotations
 
 from systems.merchantbench.state import LLMError
 
+TRANSIENT_MARKERS = (
+    "APIConnectionError",
+    "APITimeoutError",
+    "Connection error",
+    "ReadTimeout",
+    "Timeout",
+    "timed out",
+)
 
-def classify_llm_error(text: str) -> str:
-    """Upstream's classification of ``"{Type}: {e}"`` (first match wins)."""
-    low = text.lower()
-    if "invalidparameter" in low and ("function.arguments" in text or "must be in json format" in low):
+
+def classify_llm_error(text: str, status: int | None = None) -> str:
+    """Upstream's ``_llm_detail_code`` (react 267-295; Corrections 9) of ``"{Type}: {e}"``, first match
+    wins, every test case-sensitive: ``InvalidParameter`` (with ``function.arguments`` or ``must be in
+    JSON format``), the three Throttling codes, ``Forbidden``, ``transient`` (a marker of
+    :data:`TRANSIENT_MARKERS`, else ``e.response.status_code`` *status* in 500/502/503/504), else
+    ``unknown``. The text is never searched for status numbers."""
+    if "InvalidParameter" in text and ("function.arguments" in text or "must be in JSON format" in text):
         return "InvalidParameter"
     for code in ("Throttling.BurstRate", "Throttling.RateQuota", "Throttling.AllocationQuota"):
         if code in text:
             return code
     if "Forbidden" in text:
         return "Forbidden"
-    markers = ("connection", "timeout", "timed out", " 500", " 502", " 503", " 504")
-    if any(m in low for m in markers):
+    if any(m in text for m in TRANSIENT_MARKERS):
+        return "transient"
+    if status in (500, 502, 503, 504):
         return "transient"
     return "unknown"
 
@@ -30,7 +43,8 @@ LLM_ERRORS: dict[str, LLMError] = {
     "rate": LLMError("RateLimitError", "Throttling.RateQuota: requests rate limit exceeded"),
     "allocation": LLMError("RateLimitError", "Throttling.AllocationQuota: free allocated quota exceeded"),
     "forbidden": LLMError("PermissionDeniedError", "Error code: 403 - Forbidden: inappropriate content"),
-    "transient": LLMError("APIConnectionError", "Connection error: timed out"),
+    "transient": LLMError("APIConnectionError", "Connection error."),
+    "server": LLMError("InternalServerError", "Error code: 500 - internal error", status=500),
     "unknown": LLMError("APIError", "something unexpected"),
 }
 
