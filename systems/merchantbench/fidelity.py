@@ -147,7 +147,7 @@ NOT_MODELED: list[str] = [
     "Flask's <agent_id> route converter (ids with '/' unreachable over HTTP): the model accepts any id.",
     "The domain tools' parameters and handlers (RT-OBJ-tool-registry): the published schema keeps "
     "upstream's 26 tool names and order and its size (4,127 cl100k tokens, knob schema_tokens), with filler "
-    "descriptions and no parameters for the 22 domain tools; a call to one returns {\"ok\": true}. By the "
+    'descriptions and no parameters for the 22 domain tools; a call to one returns {"ok": true}. By the '
     "design's chars/4 estimate the stand-in is 4,661 tokens, upstream's 4,302 (the estimate-counting "
     "provider's reported tokens are 359 higher per request); cl100k counts are equal.",
     "register() and its capabilities (framework, model, version, the window/trigger/keep/hops extras, "
