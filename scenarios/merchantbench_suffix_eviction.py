@@ -31,9 +31,10 @@ from sim.variant import Variant
 from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import MerchantEnv, ReactAgent
 from systems.merchantbench.policies import SavePolicy
-from systems.merchantbench.state import COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED, ReactConfig
+from systems.merchantbench.state import SAVE_BEFORE_COMPACT, TRIGGER_UNTRIMMED, ReactConfig
 
 SYSTEM = "merchantbench"
+FIXED = DESIGN.switches.fixed
 SEED = 42
 
 
@@ -126,12 +127,17 @@ def run(ctx: Context) -> list[str]:
         ("1 cl100k provider, never saves", "cl100k", "never", Variant()),
         ("2 estimator-like provider, never saves", "estimate", "never", Variant()),
         ("3 estimator-like provider, saves on the reminder", "estimate", "reminder", Variant()),
-        ("4 as 3, fix compact-after-save", "estimate", "reminder", DESIGN.switches.fixed(COMPACT_AFTER_SAVE)),
+        (
+            "4 as 3, fix save-before-compact",
+            "estimate",
+            "reminder",
+            DESIGN.switches.fixed(SAVE_BEFORE_COMPACT),
+        ),
         (
             "5 as 4, plus fix trigger-untrimmed",
             "estimate",
             "reminder",
-            DESIGN.switches.fixed(COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED),
+            FIXED(SAVE_BEFORE_COMPACT, TRIGGER_UNTRIMMED),
         ),
     ]
     for label, provider, save, variant in runs:

@@ -37,9 +37,9 @@ from systems.merchantbench.model import (
     tools_json,
 )
 from systems.merchantbench.state import (
-    COMPACT_AFTER_SAVE,
     PROVIDER_BUDGET,
     REDACT_RETRY_COPY,
+    SAVE_BEFORE_COMPACT,
     FaultSchedule,
     Reply,
     ToolCall,
@@ -331,7 +331,7 @@ def test_compaction_after_any_successful_act() -> None:
     cfg = ReactConfig(context_window=BIG, trigger=120, keep=50)
     for variant, compacted_after in (
         (Variant(), "read_memory_doc"),
-        (DESIGN.switches.fixed(COMPACT_AFTER_SAVE), "write_memory_doc"),
+        (DESIGN.switches.fixed(SAVE_BEFORE_COMPACT), "write_memory_doc"),
     ):
         sim, _env, agent = _agent(script, config=cfg, variant=variant)
         agent.run_step("first " + "x" * 300)
@@ -410,7 +410,7 @@ def test_save_policy_saves_visible_facts_on_reminder() -> None:
     """The reminder policy reads, then writes every visible fact token."""
     cfg = ReactConfig(context_window=BIG, trigger=400, keep=10_000)
     _sim, env, agent = _agent(
-        model=SavePolicy(save="reminder"), config=cfg, variant=DESIGN.switches.fixed(COMPACT_AFTER_SAVE)
+        model=SavePolicy(save="reminder"), config=cfg, variant=DESIGN.switches.fixed(SAVE_BEFORE_COMPACT)
     )
     agent.run_step("FACT-0001=amber " + "x" * 2000)
     agent.run_step("FACT-0002=teal")
@@ -523,19 +523,19 @@ def test_no_ceiling_single_message_over_budget() -> None:
 
 def test_large_save_below_k_still_pushes_the_observation_out() -> None:
     """The milder shape of failure mode 3: a save smaller than K leaves a non-empty history after the
-    compaction, but the step's observation and the reminder are gone; the group-trim + pin-observation fix
-    keeps the observation."""
+    compaction, but the step's observation and the reminder are gone; the claim's property rejects that
+    too, and the group-trim fix keeps the observation."""
     from sim.claims import FAITHFUL, FIXED, registry
 
     claim = registry("merchantbench")["merchantbench.large-save-empties-history"]
     ex = {"keep": 300, "write_chars": 356, "prefix": [[0, 2]], "last": 147}
-    kept = {}
+    kept, verdicts = {}, {}
     for variant in (FAITHFUL, FIXED):
         sim = Simulation(0)
-        assert claim.check(sim, ex, claim.variant(variant)).holds  # the history is not emptied
+        verdicts[variant] = claim.check(sim, ex, claim.variant(variant))
         compacts = [o.data for o in sim.trace.data.ops if o.op == "compact"]
-        assert compacts and all(d["after"] > 0 for d in compacts)
+        assert compacts and all(d["after"] > 0 for d in compacts)  # the history is not emptied
         kept[variant] = [d["obs_kept"] for d in compacts]
 
-    assert kept[FAITHFUL] == [False]
-    assert all(kept[FIXED])
+    assert kept[FAITHFUL] == [False] and "without the step's observation" in verdicts[FAITHFUL].detail
+    assert all(kept[FIXED]) and verdicts[FIXED].holds

@@ -73,7 +73,7 @@ class MemoryDocMachine(RuleBasedStateMachine):
         for key in self.docs:
             hist = self.env.tree.read_bytes(self.env.memory_history_path(key))
             doc = self.env.tree.read_bytes(self.env.memory_doc_path(key))
-            assert pr.check_document_committed(doc, hist).holds
+            assert pr.check_document_committed(doc, hist, [self.docs[key]], None).holds
 
 
 class InjectiveIdsMachine(MemoryDocMachine):

@@ -8,20 +8,23 @@ from http import HTTPStatus
 from typing import Any
 
 # -- fix names (each failure mode's minimal fix is a switch; the faithful design has none) -------------
-COMPACT_AFTER_SAVE = "compact-after-save"
-"""Keep a pending compaction until a ``write_memory_doc`` succeeds in the same cycle (modes 1 and 6)."""
+SAVE_BEFORE_COMPACT = "save-before-compact"
+"""A compaction waits for a successful ``write_memory_doc`` in its cycle; if the step ends without one,
+the next step begins with the agent saving what the trim will drop (it reads the document and writes it
+back with the dropped messages appended), then compacts (modes 1 and 6)."""
 GROUP_TRIM = "group-trim"
-"""Trim call/result groups atomically; truncate an oversized newest group instead of dropping it (mode 2)."""
-PIN_OBSERVATION = "pin-observation"
-"""Always keep the latest observation (and any reminder after it) in a trim result (mode 3)."""
+"""Every trim (request at B, compaction at K) keeps the latest observation and whole call/result groups,
+newest first; the newest group's results are truncated to fit instead of dropped (modes 2 and 3)."""
 PROVIDER_BUDGET = "provider-budget"
 """Trim in provider tokens to window - system - tools - reserve; clip a lone oversized message (mode 4)."""
 TRIGGER_UNTRIMMED = "trigger-untrimmed"
 """Fire on max(reported prompt tokens, untrimmed history estimate), so no trim drops silently (mode 4)."""
 RESET_PENDING_ON_425 = "reset-pending-on-425"
 """After a 425 truncation, clear pending and the pre-assistant copy so the reminder is re-issued (mode 5)."""
-UNIQUE_CALL_KEYS = "unique-call-keys"
-"""Idempotency keys include the act's sequence number, so a reused provider call id is a new call (mode 7)."""
+UNIQUE_CALL_IDS = "unique-call-ids"
+"""The agent gives a call whose id it already sent in this step (a provider reusing ids, or identical
+id-less calls) a fresh id; the server's idempotency is unchanged and still absorbs resent requests
+(mode 7)."""
 REDACT_RETRY_COPY = "redact-retry-copy"
 """The Forbidden retry redacts a copy of the request; ``history`` keeps the tool results (mode 8)."""
 INJECTIVE_IDS = "injective-ids"
@@ -33,16 +36,37 @@ ATOMIC_WRITE = "atomic-write"
 RAW_NEWLINES = "raw-newlines"
 """Read the document with ``newline=""`` so CRLF and CR survive (mode 12)."""
 TRACE_RECALL = "trace-recall"
-"""On a probe whose fact is not in context, reload the matching turns from the step traces (mode 13)."""
+"""When an observation names a fact id that is not in the request, look it up in the step traces and add
+the matching fact tokens to the history (mode 13; keyed by the observation's own text, no oracle)."""
 
 FIXES = (
-    COMPACT_AFTER_SAVE, GROUP_TRIM, PIN_OBSERVATION, PROVIDER_BUDGET, TRIGGER_UNTRIMMED,
-    RESET_PENDING_ON_425, UNIQUE_CALL_KEYS, REDACT_RETRY_COPY, INJECTIVE_IDS, FRAMED_VERSIONS,
-    ATOMIC_WRITE, RAW_NEWLINES, TRACE_RECALL,
+    SAVE_BEFORE_COMPACT, GROUP_TRIM, PROVIDER_BUDGET, TRIGGER_UNTRIMMED, RESET_PENDING_ON_425,
+    UNIQUE_CALL_IDS, REDACT_RETRY_COPY, INJECTIVE_IDS, FRAMED_VERSIONS, ATOMIC_WRITE, RAW_NEWLINES,
+    TRACE_RECALL,
 )  # fmt: skip
 
-#: Off switches: each claim's mechanism switched off or emptied (see ``claims.py``).
-OFF: tuple[str, ...] = ()
+# -- off switches (a claim's mechanism switched off or emptied: its property must reject it) -----------
+COMPACTION_OFF = "compaction-off"
+"""The compaction never runs: a fired reminder stays pending and the history is never trimmed to K."""
+REMINDER_OFF = "reminder-off"
+"""The trigger fires but shows nothing: no reminder or notice message, no pre-assistant copy."""
+EMPTY_REQUEST = "empty-request"
+"""The request's trimmed history is always empty (the system prompt and tool schemas only)."""
+READ_EMPTY = "read-empty"
+"""``read_memory_doc`` returns an empty document, whatever is on disk."""
+IDEMPOTENCY_OFF = "idempotency-off"
+"""No idempotency cache: a resent mutating call runs again."""
+DOCUMENTS_OFF = "documents-off"
+"""``write_memory_doc`` reports success but stores no document."""
+HISTORY_OFF = "history-off"
+"""``write_memory_doc`` appends no history entry."""
+TRACES_OFF = "traces-off"
+"""The server writes no step traces."""
+
+OFF = (
+    COMPACTION_OFF, REMINDER_OFF, EMPTY_REQUEST, READ_EMPTY, IDEMPOTENCY_OFF, DOCUMENTS_OFF, HISTORY_OFF,
+    TRACES_OFF,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -134,13 +158,16 @@ class FaultSchedule:
     ``server``, ``invalid``, ``unknown``); ``act`` maps to an HTTP status (425, 400, 409, 429, 500);
     ``no_usage`` lists LLM calls that return no usage; ``outage`` entries ``(t, act, n)`` make the server
     stop answering at that act: it refuses the next *n* requests (acts and observations, that act
-    included), then answers again with its state intact.
+    included), then answers again with its state intact; ``resend`` entries ``(t, act)`` lose that act's
+    response after the server ran it, and the client resends the same request once (a retrying client:
+    upstream's ReAct client does not retry, its SDK's idempotency exists for clients that do).
     """
 
     llm: tuple[tuple[int, int, str], ...] = ()
     act: tuple[tuple[int, int, int], ...] = ()
     no_usage: tuple[tuple[int, int], ...] = ()
     outage: tuple[tuple[int, int, int], ...] = ()
+    resend: tuple[tuple[int, int], ...] = ()
 
     def llm_fault(self, t: int, call: int) -> str | None:
         for ft, fc, kind in self.llm:
@@ -170,3 +197,30 @@ class StepResult:
     detail: str = ""
     compacted: bool = False
     requests: tuple[int, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class SentRequest:
+    """One LLM request as the claims log it: the env tick, the hop, the sanitized messages, how many history
+    messages the trim left out, whether a compaction was pending, and whether it was the Forbidden retry."""
+
+    t: int
+    hop: int
+    messages: list[dict[str, Any]]
+    dropped: int
+    pending: bool
+    retry: bool = False
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """One compaction as the claims log it: the tick, the provider texts of the history before, the
+    messages after and their estimated total, the memory document on disk right after, and whether the
+    last request before it showed a reminder or notice."""
+
+    t: int
+    before: tuple[str, ...]
+    after: tuple[dict[str, Any], ...]
+    after_total: int
+    document: str
+    reminder_seen: bool

@@ -6,16 +6,15 @@ the forced end-of-step paths.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Generator, Iterable
 from dataclasses import replace
 from typing import Any
 
 from sim.engine import Simulation
-from sim.text import extract_facts
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
+from systems.merchantbench.model import fixes
 from systems.merchantbench.model.constants import (
     ALLOCATION_QUOTA_DELAYS_S,
     DEFAULT_CONFIG,
@@ -32,7 +31,6 @@ from systems.merchantbench.model.estimate import (
     history_token_estimate,
     message_token_estimate,
     provider_text,
-    sanitize_message_for_llm,
 )
 from systems.merchantbench.model.history import (
     History,
@@ -45,19 +43,24 @@ from systems.merchantbench.model.llm import LLM_ERRORS, LLMFailure, classify_llm
 from systems.merchantbench.model.server import MerchantEnv
 from systems.merchantbench.model.tools import EOS_CALL
 from systems.merchantbench.state import (
-    COMPACT_AFTER_SAVE,
+    COMPACTION_OFF,
+    EMPTY_REQUEST,
     GROUP_TRIM,
-    PIN_OBSERVATION,
     PROVIDER_BUDGET,
     REDACT_RETRY_COPY,
+    REMINDER_OFF,
     RESET_PENDING_ON_425,
+    SAVE_BEFORE_COMPACT,
     TRACE_RECALL,
     TRIGGER_UNTRIMMED,
+    UNIQUE_CALL_IDS,
+    Compaction,
     FaultSchedule,
     HttpError,
     LLMError,
     ReactConfig,
     Reply,
+    SentRequest,
     ServerUnavailable,
     StepResult,
 )
@@ -132,7 +135,9 @@ class ReactAgent:
         self._tools_exact: int | None = None
         self.dropped = 0
         self.keep_log = False
-        self.request_log: list[tuple[int, list[dict[str, Any]], int, bool]] = []
+        self.request_log: list[SentRequest] = []
+        self.compaction_log: list[Compaction] = []
+        self._ids_sent: set[str] = set()
         self.act_log: list[tuple[int, int, list[dict[str, Any]], str, list[dict[str, Any]]]] = []
 
     # -- brief and process lifecycle ---------------------------------------------------------------------
@@ -162,6 +167,7 @@ class ReactAgent:
         )
         new.generation = self.generation + 1
         new.keep_log, new.request_log, new.act_log = self.keep_log, self.request_log, self.act_log
+        new.compaction_log = self.compaction_log
         self.sim.trace.op(SYSTEM, "respawn", agent=self.agent_id, t=self.env.t, generation=new.generation)
         return new
 
@@ -179,17 +185,20 @@ class ReactAgent:
         if trig < c.trigger:
             return
         if "write_memory_doc" not in self.tool_names:
-            self._apply_trim(c.keep)
+            self._apply_plan(*self._compaction_plan(c.keep))
             msg = {"role": "user", "content": compaction_notice(c.trigger, c.keep)}
             path = "immediate"
         else:
             msg = {"role": "user", "content": compaction_reminder(c.trigger, c.keep)}
             path = "pending"
-        self.history.append(msg)
         self.compaction_pending = True
         self._saved_in_cycle = False
         self._write_failed_in_cycle = False
-        self.pre_assistant = [dict(msg)]
+        if self.variant.has(REMINDER_OFF):  # off switch: the trigger shows nothing
+            self.pre_assistant = []
+        else:
+            self.history.append(msg)
+            self.pre_assistant = [dict(msg)]
         self.sim.trace.op(
             SYSTEM,
             "compaction_trigger",
@@ -200,27 +209,47 @@ class ReactAgent:
             history=len(self.history),
         )
 
-    def _apply_trim(self, budget: int) -> None:
-        if self.variant.has(GROUP_TRIM) or self.variant.has(PIN_OBSERVATION):
-            kept = group_trim(self.history, budget, pin_observation=self.variant.has(PIN_OBSERVATION))
+    def _compaction_plan(self, budget: int) -> tuple[list[tuple[int, dict[str, Any]]] | None, int]:
+        """What ``trim(history, budget)`` keeps: the kept (index, message) pairs under ``group-trim``, else
+        None and the start of the kept suffix."""
+        if self.variant.has(GROUP_TRIM):
+            return group_trim(self.history, budget), 0
+        return None, self.history.trim_start(budget)[0]
+
+    def _apply_plan(self, kept: list[tuple[int, dict[str, Any]]] | None, start: int) -> None:
+        if kept is not None:
             self.history.reset([m for _, m in kept])
         else:
-            self.history.keep_from(self.history.trim_start(budget)[0])
+            self.history.keep_from(start)
 
     def compact_history_if_pending(self) -> bool:
-        """``_compact_history_if_pending`` (RT-RTE-context-trim, MEM-OBJ-history): after any successful act,
-        if pending, ``history = trim(history, K)``, reset ``last_prompt_tokens``, clear pending and the
-        pre-assistant list (fixed ``compact-after-save``: only once a write succeeded in this cycle)."""
-        if not self.compaction_pending:
+        """``_compact_history_if_pending`` (react 519-530; RT-RTE-context-trim, MEM-OBJ-history): after any
+        successful act, if pending, ``history = trim(history, K)``, reset ``last_prompt_tokens``, clear
+        pending and the pre-assistant list. ``save-before-compact``: only once a write succeeded in the
+        cycle (:func:`.fixes.save_before_compact` makes one when the step ends without); off switch
+        ``compaction-off``: never."""
+        if not self.compaction_pending or self.variant.has(COMPACTION_OFF):
             return False
-        if self.variant.has(COMPACT_AFTER_SAVE) and not self._saved_in_cycle:
+        if self.variant.has(SAVE_BEFORE_COMPACT) and not self._saved_in_cycle:
             return False
         before = len(self.history)
-        self._apply_trim(self.config.keep)
+        log_before = [self.history.part(i) for i in range(before)] if self.keep_log else []
+        self._apply_plan(*self._compaction_plan(self.config.keep))
         self.last_prompt_tokens = 0
         self.compaction_pending = False
         self.pre_assistant = []
         self.compactions += 1
+        if self.keep_log:
+            self.compaction_log.append(
+                Compaction(
+                    self._t,
+                    tuple(log_before),
+                    tuple(self.history.msgs),
+                    self.history.total,
+                    self.env.document_text(self.agent_id),
+                    self.last_request_had_reminder,
+                )
+            )
         self.sim.trace.op(
             SYSTEM,
             "compact",
@@ -249,21 +278,17 @@ class ReactAgent:
         parts = [self.system_prompt, self.tools_json] if self.system_prompt else [self.tools_json]
         est = message_token_estimate(sysmsg) if sysmsg else 0
         msgs: list[dict[str, Any]] = [sysmsg] if sysmsg else []
-        if self.variant.has(PROVIDER_BUDGET):
-            body, body_parts = self._provider_budget_trim()
+        if self.variant.has(EMPTY_REQUEST):  # off switch: nothing of the history is shown
+            self.dropped = len(h)
+        elif self.variant.has(PROVIDER_BUDGET) or self.variant.has(GROUP_TRIM):
+            if self.variant.has(PROVIDER_BUDGET):
+                body, body_parts, idx = fixes.provider_budget_request(self)
+            else:
+                body, body_parts, idx = fixes.group_request(self)
             msgs.extend(body)
             parts.extend(body_parts)
-            est += history_token_estimate(body)
+            est += sum(h.costs[i] if i >= 0 else message_token_estimate(m) for i, m in zip(idx, body))
             self.dropped = len(h) - len(body)
-        elif self.variant.has(GROUP_TRIM) or self.variant.has(PIN_OBSERVATION):
-            for i, m in group_trim(
-                h, self.config.context_window, pin_observation=self.variant.has(PIN_OBSERVATION)
-            ):
-                s = h.sent[i] if m is h.msgs[i] else sanitize_message_for_llm(m)
-                msgs.append(s)
-                parts.append(h.part(i) if m is h.msgs[i] else provider_text(s))
-                est += message_token_estimate(m)
-            self.dropped = len(h) - (len(msgs) - (1 if sysmsg else 0))
         else:
             start, kept = h.trim_start(self.config.context_window)
             est += kept
@@ -277,38 +302,6 @@ class ReactAgent:
                     msgs.append(h.sent[i])
                     parts.append(h.part(i))
         return msgs, parts, est
-
-    def _provider_budget_trim(self) -> tuple[list[dict[str, Any]], list[str]]:
-        h = self.history
-        if self._tools_exact is None:
-            self._tools_exact = count_tokens(self.tools_json)
-        budget = (
-            self.config.context_window
-            - count_tokens(self.system_prompt or "")
-            - self._tools_exact
-            - self.config.output_reserve
-        )
-        n = len(h)
-        if budget <= 0 or n == 0:
-            return [], []
-        start, total = n, 0
-        for i in range(n - 1, -1, -1):
-            c = h.exact(i)
-            if start < n and total + c > budget:
-                break
-            start, total = i, total + c
-        while start < n and h.msgs[start].get("role") == "tool":
-            start += 1
-        msgs = [h.sent[i] for i in range(start, n)]
-        parts = [h.part(i) for i in range(start, n)]
-        if msgs and total > budget and len(msgs) == 1:  # a lone message over budget: clip it
-            m = dict(msgs[0])
-            content = str(m.get("content") or "")
-            while content and count_tokens(provider_text({**m, "content": content})) > budget:
-                content = content[: max(0, len(content) * 9 // 10 - 8)]
-            m["content"] = content
-            msgs, parts = [m], [provider_text(m)]
-        return msgs, parts
 
     def act_context(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """``_act_context`` (react 537-558; MEM-CLM-telemetry-limits; Corrections 4, 6): ``tokens`` is the
@@ -347,6 +340,7 @@ class ReactAgent:
         self._redact_copy = set()
         msgs, parts, est = self.build_request()
         self._hop_messages = msgs
+        retry = False
         while True:
             self.hops += 1
             self.last_request, self.last_request_estimate = msgs, est
@@ -355,7 +349,9 @@ class ReactAgent:
             if any(m is self._observation for m in msgs):
                 self.seen_parts, self.seen_estimate = parts, est
             if self.keep_log:
-                self.request_log.append((self.env.t, msgs, self.dropped, self.compaction_pending))
+                self.request_log.append(
+                    SentRequest(self.env.t, hop, msgs, self.dropped, self.compaction_pending, retry)
+                )
             provider = self._provider_tokens(parts, est, msgs)
             self.last_provider_tokens = provider
             call = self._calls_this_step
@@ -374,7 +370,7 @@ class ReactAgent:
             self.health["provider_api_failed_attempts"] += 1
             self.sim.trace.op(SYSTEM, "llm_error", agent=self.agent_id, phase="fail", t=self._t, code=code)
             if code == "Forbidden" and not forbidden_retried:
-                forbidden_retried = True
+                forbidden_retried = retry = True
                 self._redact_last_tool_group()
                 msgs, parts, est = self.build_request()
                 continue
@@ -443,17 +439,21 @@ class ReactAgent:
         """``client.act(messages=[*pre_assistant, message], context=...)``; on success the health counters
         are acknowledged. Raises :class:`HttpError` or :class:`ServerUnavailable`."""
         calls = message.get("tool_calls") or []
+        payload = [*self.pre_assistant, message]
+        turn = self.env.turns[self.agent_id]
         try:
-            res = self.env.act(self.agent_id, [*self.pre_assistant, message], step=t, context=context)
+            res = self.env.act(self.agent_id, payload, step=t, context=context)
+            if (t, turn) in self.schedule.resend:  # the response was lost: the same request again
+                res = self.env.act(self.agent_id, payload, step=t, context=context)
         except (HttpError, ServerUnavailable) as exc:
             if self.keep_log:
                 status = str(exc.status) if isinstance(exc, HttpError) else "unavailable"
-                self.act_log.append((t, self.hops, calls, status, []))
+                self.act_log.append((t, len(self.request_log), calls, status, []))
             raise
         self._ack_health()
         results = [json.loads(r["content"]) for r in res["tool_results"]]
         if self.keep_log:
-            self.act_log.append((t, self.hops, calls, "ok", results))
+            self.act_log.append((t, len(self.request_log), calls, "ok", results))
         for c, r in zip(calls, results):
             if c["function"]["name"] == "write_memory_doc" and isinstance(r, dict) and r.get("ok"):
                 self._saved_in_cycle = True
@@ -501,6 +501,9 @@ class ReactAgent:
                 self.compaction_pending = False
                 self.pre_assistant = []
                 self.last_prompt_tokens = 0
+                self.sim.trace.op(
+                    SYSTEM, "compaction_cleared", agent=self.agent_id, t=t, why="forced EOS failed"
+                )
             self.sim.trace.op(
                 SYSTEM, "force_end_of_step", agent=self.agent_id, phase="fail", t=t, status=exc.status
             )
@@ -555,10 +558,13 @@ class ReactAgent:
         self._needed = frozenset(needed)
         len0 = len(self.history)
         self.seen_parts, self.seen_estimate = [], 0
+        self._ids_sent = set()
         self._observation = {"role": "user", "content": observation}
         self.history.append(self._observation)
-        if self.variant.has(TRACE_RECALL) and self._needed:
-            self._recall_from_traces(t)
+        if self.variant.has(SAVE_BEFORE_COMPACT) and self.compaction_pending and not self._saved_in_cycle:
+            fixes.save_before_compact(self, t)
+        if self.variant.has(TRACE_RECALL):
+            fixes.recall_from_traces(self, t, observation)
         compactions0 = self.compactions
         for hop in range(self.config.max_hops):
             self.maybe_add_compaction_reminder()
@@ -573,15 +579,19 @@ class ReactAgent:
             )
             context = self.act_context(self._hop_messages)
             msg = self._assistant_message(reply, hop)
+            if self.variant.has(UNIQUE_CALL_IDS):
+                for call in msg["tool_calls"]:
+                    call["id"] = fixes.unique_id(self, call["id"])
             try:
                 res = self._act(msg, t, context)
             except HttpError as exc:
                 self._note_failed_write(msg)
                 if exc.status == 425:
                     self.history.truncate(len0)
-                    if self.variant.has(RESET_PENDING_ON_425):
+                    if self.variant.has(RESET_PENDING_ON_425) and self.compaction_pending:
                         self.compaction_pending = False
                         self.pre_assistant = []
+                        self.sim.trace.op(SYSTEM, "compaction_cleared", agent=self.agent_id, t=t, why="425")
                     self.sim.trace.op(
                         SYSTEM, "stale_step", agent=self.agent_id, t=t, pending=self.compaction_pending
                     )
@@ -622,27 +632,6 @@ class ReactAgent:
         if reply.reasoning_content:
             msg["reasoning_content"] = reply.reasoning_content
         return msg
-
-    def _recall_from_traces(self, t: int) -> None:
-        """Fixed variant (``trace-recall``): for each needed fact not in the history, scan the step traces
-        and append a ``[trace-recall]`` user message with the matching fact tokens."""
-        visible: set[str] = set()
-        for i in range(len(self.history)):
-            visible |= extract_facts(self.history.part(i))
-        missing = self._needed - visible
-        if not missing:
-            return
-        found: list[str] = []
-        for past in range(t):
-            step = self.env.read_step_index(past)
-            for m in (step or {}).get("messages", []):
-                text = provider_text(m)
-                for f in missing & extract_facts(text):
-                    found.extend(tok for tok in re.findall(rf"{f}=[a-z]+", text))
-        if found:
-            lines = "\n".join(dict.fromkeys(found))
-            self.history.append({"role": "user", "content": f"[trace-recall]\n{lines}"})
-            self.sim.trace.op(SYSTEM, "trace_recall", agent=self.agent_id, t=t, facts=sorted(missing))
 
     def run_step(self, observation: str, *, needed: Iterable[str] = ()) -> StepResult:
         """Run one step of this process to completion in the simulation (a SimPy process) and return how

@@ -7,7 +7,7 @@ Upstream: ``agent/baselines/react_160k_compact_30k.py`` (``self.history``, ``_co
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sim.tokens import count_tokens
@@ -130,58 +130,90 @@ class History:
         return self.msgs[self.trim_start(budget)[0] :]
 
 
-def group_trim(history: History, budget: int, *, pin_observation: bool) -> list[tuple[int, dict[str, Any]]]:
-    """Fixed variant (``group-trim``, ``pin-observation``): keep whole call/result groups, newest first,
-    while they fit; the newest group is always kept, its tool results truncated to fit; with
-    *pin_observation* the latest observation and any reminder after it are always kept.
-    Returns (index, raw message or truncated copy) pairs in order."""
-    msgs, costs = history.msgs, history.costs
-    kept: list[tuple[int, dict[str, Any]]] = []
+TRUNCATED = "…[truncated]"
+"""Appended to a tool result that the group trim cut to fit."""
+
+
+def last_observation(messages: list[dict[str, Any]]) -> int | None:
+    """The index of the newest user message that is not a reminder or notice (the step's observation)."""
+    for k in range(len(messages) - 1, -1, -1):
+        m = messages[k]
+        if m.get("role") == "user" and not is_maintenance(m):
+            return k
+    return None
+
+
+def group_trim(
+    history: History,
+    budget: int,
+    *,
+    cost: Callable[[int], int] | None = None,
+    measure: Callable[[dict[str, Any]], int] = message_token_estimate,
+) -> list[tuple[int, dict[str, Any]]]:
+    """Fixed variant ``group-trim``: the latest observation and the user messages after it (reminders) are
+    always kept; then whole groups (a message and the tool results after it), newest first, while they fit
+    in the budget left; the newest group is kept even when it does not fit, its tool results cut to fit
+    (each ending in :data:`TRUNCATED`), unless even its non-tool part does not fit. Tool results never lead.
+    *cost* prices history message *i* (default: the estimate); *measure* prices a truncated copy.
+    Returns (index, message or truncated copy) pairs in history order."""
+    msgs = history.msgs
+    price = cost or history.costs.__getitem__
+    obs = last_observation(msgs)
+    pinned = {k for k in range(obs, len(msgs)) if msgs[k].get("role") == "user"} if obs is not None else set()
+    kept = {k: msgs[k] for k in pinned}
+    room = budget - sum(price(k) for k in pinned)
     total, i, first = 0, len(msgs) - 1, True
-    while i >= 0 and budget > 0:
+    while i >= 0 and total < room:
+        if i in pinned:
+            i -= 1
+            continue
         j = i
-        while j > 0 and msgs[j].get("role") == "tool":
+        while j >= 0 and j not in pinned and msgs[j].get("role") == "tool":
             j -= 1
-        if msgs[j].get("role") == "tool":  # orphaned results at the very start: never sent
+        if j < 0 or j in pinned:  # results whose call is gone: never sent
+            i = j
+            continue
+        g = sum(price(k) for k in range(j, i + 1))
+        if total + g <= room:
+            kept.update((k, msgs[k]) for k in range(j, i + 1))
+            total += g
+        elif first:
+            cut = _truncate_group([(k, msgs[k]) for k in range(j, i + 1)], room - total, measure)
+            if cut is not None:
+                kept.update(cut)
             break
-        g = sum(costs[j : i + 1])
-        group = [(k, msgs[k]) for k in range(j, i + 1)]
-        if first:
-            first = False
-            if g > budget:
-                group = _truncate_group(group, budget)
-                g = sum(message_token_estimate(m) for _, m in group)
-        elif total + g > budget:
+        else:
             break
-        kept[:0] = group
-        total += g
+        first = False
         i = j - 1
-        if total >= budget:
-            break
-    if pin_observation:
-        start = kept[0][0] if kept else len(msgs)
-        last_obs = next(
-            (
-                k
-                for k in range(len(msgs) - 1, -1, -1)
-                if msgs[k].get("role") == "user" and not is_maintenance(msgs[k])
-            ),
-            None,
-        )
-        if last_obs is not None and last_obs < start:
-            pins = [(k, msgs[k]) for k in range(last_obs, start) if msgs[k].get("role") == "user"]
-            kept[:0] = pins
-    return kept
+    return sorted(kept.items())
 
 
-def _truncate_group(group: list[tuple[int, dict[str, Any]]], budget: int) -> list[tuple[int, dict[str, Any]]]:
-    fixed = sum(message_token_estimate(m) for _, m in group if m.get("role") != "tool")
+def _truncate_group(
+    group: list[tuple[int, dict[str, Any]]], room: int, measure: Callable[[dict[str, Any]], int]
+) -> list[tuple[int, dict[str, Any]]] | None:
+    fixed = sum(measure(m) for _, m in group if m.get("role") != "tool")
     tools = [k for k, m in group if m.get("role") == "tool"]
-    room = max(0, budget - fixed) // max(1, len(tools))
+    if not tools or fixed > room:
+        return None
+    per = (room - fixed) // len(tools)
     out = []
     for k, m in group:
-        if m.get("role") == "tool" and message_token_estimate(m) > room:
-            keep_chars = max(0, (room - 40) * 4)
-            m = {**m, "content": str(m.get("content", ""))[:keep_chars] + "…[truncated]"}
+        if m.get("role") == "tool" and measure(m) > per:
+            m = _shrink(m, per, measure)
         out.append((k, m))
     return out
+
+
+def _shrink(message: dict[str, Any], room: int, measure: Callable[[dict[str, Any]], int]) -> dict[str, Any]:
+    """The message with its content cut to the longest prefix (plus the marker) that *measure* fits in
+    *room* (the marker alone when nothing fits)."""
+    content = str(message.get("content") or "")
+    lo, hi = 0, len(content)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if measure({**message, "content": content[:mid] + TRUNCATED}) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return {**message, "content": content[:lo] + TRUNCATED}

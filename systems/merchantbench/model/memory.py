@@ -19,7 +19,15 @@ from systems.merchantbench.model.constants import (
     SYSTEM,
     VERSION_MARKER,
 )
-from systems.merchantbench.state import ATOMIC_WRITE, FRAMED_VERSIONS, INJECTIVE_IDS, RAW_NEWLINES
+from systems.merchantbench.state import (
+    ATOMIC_WRITE,
+    DOCUMENTS_OFF,
+    FRAMED_VERSIONS,
+    HISTORY_OFF,
+    INJECTIVE_IDS,
+    RAW_NEWLINES,
+    READ_EMPTY,
+)
 
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -123,9 +131,11 @@ class MemoryTools(RunState):
         MEM-RTE-document-write). Non-strings are ``str()``-coerced; over 262,144 UTF-8 bytes returns
         ``ok: False`` and touches nothing. No rollback if the append fails.
 
-        Raises UnicodeEncodeError (lone surrogate), :class:`~sim.faults.Crash` or
-        :class:`~sim.faults.WriteFailed` at the declared points (``/act`` turns these into 500).
-        Not modeled: directory fsyncs; concurrent writers (calls run under ``env.lock``).
+        Raises UnicodeEncodeError (lone surrogate) or :class:`~sim.faults.WriteFailed` (``/act`` turns
+        these into 500 in a server that keeps running), or :class:`~sim.faults.Crash` at the declared
+        points (the server process dies). Off switches: ``documents-off`` stores no document,
+        ``history-off`` appends no history entry. Not modeled: directory fsyncs; concurrent writers (calls
+        run under ``env.lock``).
         """
         if not isinstance(content, str):
             content = str(content)
@@ -138,7 +148,9 @@ class MemoryTools(RunState):
         doc = self.memory_doc_path(agent_id)
         clock = self.sim.clock("server").seconds  # the env server process writes the files
         faults = self.sim.faults
-        if self.variant.has(ATOMIC_WRITE):
+        if self.variant.has(DOCUMENTS_OFF):
+            self._append_memory_history(agent_id, content, size)
+        elif self.variant.has(ATOMIC_WRITE):
             self._append_memory_history(agent_id, content, size)
             self.tree.replace_atomic(
                 doc,
@@ -161,6 +173,8 @@ class MemoryTools(RunState):
         return {"ok": True, "bytes": size}
 
     def _append_memory_history(self, agent_id: Any, content: str, size: int) -> int:
+        if self.variant.has(HISTORY_OFF):
+            return 0
         path = self.memory_history_path(agent_id)
         existing = self.tree.read_bytes(path) if self.tree.exists(path) else b""
         if self.variant.has(FRAMED_VERSIONS):
@@ -177,11 +191,16 @@ class MemoryTools(RunState):
         was read; a missing or empty file gives ``content ""`` and ``bytes 0``. No cap, no versions."""
         path = self.memory_doc_path(agent_id)
         content = ""
-        if self.tree.exists(path):
+        if self.tree.exists(path) and not self.variant.has(READ_EMPTY):
             content = self.tree.read_text(path, translate_newlines=not self.variant.has(RAW_NEWLINES))
         result = {"ok": True, "content": content, "bytes": len(content.encode("utf-8"))}
         self.sim.trace.op(SYSTEM, "read_memory_doc", agent=str(agent_id), bytes=result["bytes"], t=self.t)
         return result
+
+    def document_text(self, agent_id: Any) -> str:
+        """The document's bytes on disk as text ("" if missing), read without a tool call (for checkers)."""
+        path = self.memory_doc_path(agent_id)
+        return self.tree.read_text(path, translate_newlines=False) if self.tree.exists(path) else ""
 
     def memory_versions(self, agent_id: Any) -> list[int]:
         """The version numbers labelled in *agent_id*'s history file, in order (MEM-OBJ-memory-history; for

@@ -32,7 +32,7 @@ from systems.merchantbench.model.tools import (
     tools_json,
 )
 from systems.merchantbench.model.traces import StepTraces
-from systems.merchantbench.state import UNIQUE_CALL_KEYS, FaultSchedule, HttpError, ServerUnavailable
+from systems.merchantbench.state import IDEMPOTENCY_OFF, FaultSchedule, HttpError, ServerUnavailable
 
 BASE_URL = "http://localhost:5050"
 """The ReAct baseline's default ``--base-url`` (``MERCHANTBENCH_BASE_URL``)."""
@@ -295,10 +295,8 @@ class MerchantEnv(MemoryTools, StepTraces):
             raw = (c.get("function") or {}).get("arguments", "{}")
             args = dp.parse_arguments(raw)
             key = None
-            if name in MUTATING_TOOLS:
+            if name in MUTATING_TOOLS and not self.variant.has(IDEMPOTENCY_OFF):
                 key = f"{agent_id}:{self.t}:{c['id']}"
-                if self.variant.has(UNIQUE_CALL_KEYS):
-                    key = f"{agent_id}:{self.t}:{self.act_seq}:{c['id']}"
             fpr = dp.fingerprint(name, args) if key else None
             if key is not None and key in self.idempotency and self.idempotency[key][0] != fpr:
                 self.sim.trace.op(SYSTEM, "act", agent=agent_id, phase="fail", status=409, key=key)

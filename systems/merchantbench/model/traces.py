@@ -12,6 +12,7 @@ from typing import Any
 from systems.merchantbench import faults as fp
 from systems.merchantbench.model.base import RunState
 from systems.merchantbench.model.constants import STEP_INDEX_PID, SYSTEM
+from systems.merchantbench.state import TRACES_OFF
 
 _SCALAR = json.JSONEncoder(ensure_ascii=False).encode
 _STR: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
@@ -96,6 +97,8 @@ class StepTraces(RunState):
         return "{\n" + ",\n".join(fields) + "\n}"
 
     def _write_step(self, payload: dict[str, Any], op: str) -> None:
+        if self.variant.has(TRACES_OFF):  # off switch: no step traces
+            return
         path = self.step_index_path(self.t)
         suffix = f".tmp.{STEP_INDEX_PID}.{self.sim.streams.hex('merchantbench.step_tmp', 6)}"
         data = self._dump_step(payload).encode("utf-8")
