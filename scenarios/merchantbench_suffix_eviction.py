@@ -19,13 +19,17 @@ probe). Four runs over the same observations:
    request), so the earliest facts are still missing;
 5. as 4 plus ``trigger-untrimmed``: the reminder fires as soon as the untrimmed history reaches T, the
    write holds every fact, and the probe is answered from the document.
+
+Every hop's request is recorded in the trace (route ``react.hop.run<N>``, tokens by kind: system prompt,
+tool schemas, messages, memory reads, reminders).
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from sim.scenario import Context, main
+from sim.scenario import Params as BaseParams
 from sim.text import extract_facts, fact_token, fact_value, observation
 from sim.variant import Variant
 from systems.merchantbench.design import DESIGN
@@ -38,20 +42,20 @@ FIXED = DESIGN.switches.fixed
 SEED = 42
 
 
-class Params(BaseModel):
+class Params(BaseParams):
     """Scenario parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
     facts: int = Field(40, ge=1, le=200, description="facts observed, one per load step")
     obs_tokens: int = Field(
         4_000, ge=100, le=20_000, description="observation size (cl100k tokens, ~4.8 chars)"
     )
     probe_step: int = Field(60, ge=2, le=500, description="the step that asks for the fact")
-    probe_fact: int = Field(3, ge=1, description="which fact the probe asks for")
-    window: int = Field(160_000, ge=1_000, description="B, the context window (estimated tokens)")
-    trigger: int = Field(160_000, ge=1_000, description="T, the compaction trigger")
-    keep: int = Field(30_000, ge=100, description="K, the compaction keep target")
+    probe_fact: int = Field(3, ge=1, le=200, description="which fact the probe asks for")
+    window: int = Field(
+        160_000, ge=1_000, le=2_000_000, description="B, the context window (estimated tokens)"
+    )
+    trigger: int = Field(160_000, ge=1_000, le=2_000_000, description="T, the compaction trigger")
+    keep: int = Field(30_000, ge=100, le=2_000_000, description="K, the compaction keep target")
 
 
 SYSTEM_PROMPT = "You run an online shop in MerchantBench. Keep notes with write_memory_doc."
@@ -88,7 +92,8 @@ def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, var
         config=config,
         variant=variant,
         provider_tokenizer=provider,
-        record_every=0,
+        record_every=1,
+        route=f"react.hop.run{label[0]}",
     )
     seq0 = len(sim.trace.data.ops)
     max_provider = max_hist = 0

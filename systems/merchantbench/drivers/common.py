@@ -84,7 +84,7 @@ def make_agent(
         provider_tokenizer="cl100k" if exact else "estimate",
         record_every=1 if exact else 0,
     )
-    agent.keep_log = True
+    agent.keep_log = env.keep_log = True
     return agent
 
 

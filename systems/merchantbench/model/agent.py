@@ -69,6 +69,14 @@ MAX_RESPAWNS = 8
 """How many times :func:`run_step` respawns an agent within one tick before giving up (a guard)."""
 
 
+def part_kind(message: dict[str, Any]) -> str:
+    """A request part's kind for the trace's ``tokens_by_kind``: ``memory`` (a ``read_memory_doc``
+    result), ``reminder`` (a compaction reminder or notice), else ``message``."""
+    if message.get("role") == "tool" and message.get("name") == "read_memory_doc":
+        return "memory"
+    return "reminder" if is_maintenance(message) else "message"
+
+
 class ReactAgent:
     """The ReAct 160k/compact-30k baseline for one agent: process-local ``history`` (system prompt kept
     outside it), the per-hop trigger, request assembly at window B, the act loop and compaction.
@@ -121,6 +129,8 @@ class ReactAgent:
         self.last_request_estimate = 0
         self.last_request_had_reminder = False
         self.last_provider_tokens = 0
+        self.last_exact = 0
+        self.reminders = 0
         self.seen_parts: list[str] = []
         self.seen_estimate = 0
         self._saved_in_cycle = False
@@ -192,6 +202,7 @@ class ReactAgent:
             msg = {"role": "user", "content": compaction_reminder(c.trigger, c.keep)}
             path = "pending"
         self.compaction_pending = True
+        self.reminders += 1
         self._saved_in_cycle = False
         self._write_failed_in_cycle = False
         if self.variant.has(REMINDER_OFF):  # off switch: the trigger shows nothing
@@ -391,6 +402,8 @@ class ReactAgent:
         record = self.record_every > 0 and self.hops % self.record_every == 0
         exact: int | None = None
         if record:
+            body = msgs[1:] if msgs and msgs[0].get("role") == "system" else msgs
+            kinds = ["system"] * (len(parts) - len(body) - 1) + ["tools"] + [part_kind(m) for m in body]
             rec = self.sim.request(
                 SYSTEM,
                 self.route,
@@ -398,11 +411,12 @@ class ReactAgent:
                 agent=self.agent_id,
                 estimate=est,
                 needed=self._needed,
+                kinds=kinds,
                 t=self.env.t,
                 pending=self.compaction_pending,
                 dropped=self.dropped,
             )
-            exact = rec.exact_tokens
+            exact = self.last_exact = rec.exact_tokens
         if self.provider_tokenizer == "estimate":
             return est + self._tools_est
         return exact if exact is not None else sum(count_tokens(p) for p in parts)

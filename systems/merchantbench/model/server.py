@@ -60,8 +60,11 @@ class MerchantEnv(MemoryTools, StepTraces):
 
     *brief* is the system prompt of the brief the observation route serves once per agent and live
     ``Environment`` (None: no brief; a caller then sets the prompt on the agent). *schema_tokens* sizes the
-    published tool schemas (:mod:`.tools`). *casefold_paths* models a case-insensitive filesystem
-    (``Agent_0`` and ``agent_0`` are one file). Not modeled: simulator domain state (products, orders,
+    published tool schemas (:mod:`.tools`). *trace_retention* keeps only the newest that many final step
+    files on the tree (a long run's memory bound; None keeps every one, as upstream's disk does); the counts
+    and the trace index are kept as running totals. With ``keep_log`` set, every tool result text is kept
+    (claims). *casefold_paths* models a case-insensitive filesystem (``Agent_0`` and ``agent_0`` are one
+    file). Not modeled: simulator domain state (products, orders,
     cash), observation assembly, leases, the lock wait (SimPy runs one process at a time).
     """
 
@@ -82,6 +85,7 @@ class MerchantEnv(MemoryTools, StepTraces):
         schema_tokens: int = UPSTREAM_SCHEMA_TOKENS,
         start_date: str | None = VIRTUAL_START_DATE,
         base_url: str = BASE_URL,
+        trace_retention: int | None = None,
     ) -> None:
         self.sim = sim
         self.tree = tree
@@ -110,7 +114,12 @@ class MerchantEnv(MemoryTools, StepTraces):
         self.done: set[str] = set()
         self.idempotency: OrderedDict[str, tuple[tuple[str, str] | None, Any]] = OrderedDict()
         self.act_seq = 0
+        self.keep_log = False
         self.results_log: list[tuple[int, str, str]] = []
+        self.trace_retention = trace_retention
+        self.trace_files = 0
+        self.trace_bytes = 0
+        self._index = {"tokens": 0, "compactions": 0}
         self._observations: dict[str, str] = {}
         self._step_messages: list[dict[str, Any]] = []
         self._step_json: dict[str, list[str]] = {}
@@ -339,7 +348,8 @@ class MerchantEnv(MemoryTools, StepTraces):
                     "runtime_execution_id": f"{agent_id}:{self.t}:{n}:{c['id']}",
                 }
             )
-            self.results_log.append((self.t, str(c["id"]), text))
+            if self.keep_log:
+                self.results_log.append((self.t, str(c["id"]), text))
         self.turns[agent_id] = n + 1
         for idx, msg in enumerate(recorded):
             for m in (msg, *by_owner.get(idx, ())):

@@ -57,6 +57,10 @@ class StepTraces(RunState):
     _step_agents: list[str | None]
     _step_turns: list[dict[str, Any]]
     _hook_open_wall_ms: int
+    trace_retention: int | None
+    trace_files: int
+    trace_bytes: int
+    _index: dict[str, int]
 
     def step_index_path(self, t: int) -> str:
         return f"{self.run_dir}/agent/by_step/t_{t:05d}.json"
@@ -78,8 +82,22 @@ class StepTraces(RunState):
         self._write_step(self._step_payload(0), "write_step_live")
 
     def write_step_index(self) -> None:
-        """Atomic write of the final step index at hook close (MEM-OBJ-step-traces)."""
-        self._write_step(self._step_payload(self._server_ms()), "write_step_index")
+        """Atomic write of the final step index at hook close (MEM-OBJ-step-traces); the running totals
+        (files, bytes, the index's max tokens and compacted turns) are updated, and with a retention the
+        step file that falls out of it is removed."""
+        size = self._write_step(self._step_payload(self._server_ms()), "write_step_index")
+        if size is None:
+            return
+        self.trace_files += 1
+        self.trace_bytes += size
+        for turn in self._step_turns:
+            ctx = turn.get("context") or {}
+            self._index["tokens"] = max(self._index["tokens"], int(ctx.get("tokens", 0) or 0))
+            self._index["compactions"] += 1 if ctx.get("compacted") is True else 0
+        if self.trace_retention is not None and self.t >= self.trace_retention:
+            old = self.step_index_path(self.t - self.trace_retention)
+            if self.tree.exists(old):
+                self.tree.delete(old)
 
     def _dump_step(self, payload: dict[str, Any]) -> str:
         """``json.dumps(payload, indent=2, ensure_ascii=False)``, with each list item (message, agent,
@@ -96,9 +114,9 @@ class StepTraces(RunState):
             fields.append(f'  "{k}": {body}')
         return "{\n" + ",\n".join(fields) + "\n}"
 
-    def _write_step(self, payload: dict[str, Any], op: str) -> None:
+    def _write_step(self, payload: dict[str, Any], op: str) -> int | None:
         if self.variant.has(TRACES_OFF):  # off switch: no step traces
-            return
+            return None
         path = self.step_index_path(self.t)
         suffix = f".tmp.{STEP_INDEX_PID}.{self.sim.streams.hex('merchantbench.step_tmp', 6)}"
         data = self._dump_step(payload).encode("utf-8")
@@ -111,6 +129,7 @@ class StepTraces(RunState):
             between=lambda: faults.point(fp.STEP_TRACE_BEFORE_REPLACE),
         )
         self.sim.trace.op(SYSTEM, op, agent="server", t=self.t, bytes=len(data))
+        return len(data)
 
     def read_step_index(self, t: int) -> dict[str, Any] | None:
         """``read_step_index``: the step's JSON; None if missing or corrupt (MEM-RTE-trace-inspection)."""
@@ -125,7 +144,10 @@ class StepTraces(RunState):
 
     def trace_index(self) -> dict[str, int]:
         """The trace index summary (MEM-CLM-telemetry-limits, MEM-RTE-trace-inspection): ``{tokens: max
-        reported, compactions: turns with compacted True}``."""
+        reported, compactions: turns with compacted True}`` over every step file (with a retention, the
+        running totals kept as the files were written)."""
+        if self.trace_retention is not None:
+            return dict(self._index)
         tokens, compactions = 0, 0
         t = 0
         while (step := self.read_step_index(t)) is not None or t < self.t:
