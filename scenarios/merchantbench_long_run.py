@@ -98,7 +98,7 @@ def run(ctx: Context) -> list[str]:
         req_total += agent.last_request_estimate
         if probe:
             probes += 1
-            hits += probe in extract_facts("\n".join(agent.last_parts))
+            hits += probe in agent.request_facts()
         if t in sample_at and agent.last_exact:
             est, exact = agent.last_request_estimate, agent.last_exact
             gaps.append(

@@ -105,7 +105,7 @@ def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, var
     fired = [o.data["t"] for o in ops if o.op == "compaction_trigger"]
     doc = env.read_memory_doc("agent_0")["content"]
     probe = f"FACT-{p.probe_fact:04d}"
-    in_request = probe in extract_facts("\n".join(agent.last_parts))
+    in_request = probe in agent.request_facts()
     answer = next(
         (m.get("content") for m in reversed(agent.history.msgs) if m.get("role") == "assistant"), ""
     )

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Generator, Iterable
-from dataclasses import replace
-from typing import Any
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from typing import Any, overload
 
 from sim.engine import Simulation
+from sim.text import extract_facts
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
 from systems.merchantbench.model import fixes
@@ -38,6 +38,7 @@ from systems.merchantbench.model.history import (
     compaction_reminder,
     group_trim,
     is_maintenance,
+    part_kind,
 )
 from systems.merchantbench.model.llm import LLM_ERRORS, LLMFailure, classify_llm_error
 from systems.merchantbench.model.server import MerchantEnv
@@ -69,12 +70,36 @@ MAX_RESPAWNS = 8
 """How many times :func:`run_step` respawns an agent within one tick before giving up (a guard)."""
 
 
-def part_kind(message: dict[str, Any]) -> str:
-    """A request part's kind for the trace's ``tokens_by_kind``: ``memory`` (a ``read_memory_doc``
-    result), ``reminder`` (a compaction reminder or notice), else ``message``."""
-    if message.get("role") == "tool" and message.get("name") == "read_memory_doc":
-        return "memory"
-    return "reminder" if is_maintenance(message) else "message"
+_facts_uncached = extract_facts.__wrapped__
+
+
+class Parts(Sequence[str]):
+    """A request's provider texts: the head (system prompt, tool schemas) and one text per message of
+    *body*, built on first use (a hop that nobody reads the texts of builds none)."""
+
+    __slots__ = ("_items", "body", "head")
+
+    def __init__(self, head: list[str], body: list[dict[str, Any]]) -> None:
+        self.head, self.body = head, body
+        self._items: list[str] | None = None
+
+    def _all(self) -> list[str]:
+        if self._items is None:
+            self._items = self.head + [provider_text(m) for m in self.body]
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.body)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
 
 
 class ReactAgent:
@@ -125,13 +150,16 @@ class ReactAgent:
         self.compactions = 0
         self.hops = 0
         self.last_request: list[dict[str, Any]] = []
-        self.last_parts: list[str] = []
+        self.last_parts: Sequence[str] = []
+        self._span: tuple[int, int] | None = None
+        self._last_span: tuple[int, int] | None = None
+        self._obs_at: int | None = None
         self.last_request_estimate = 0
         self.last_request_had_reminder = False
         self.last_provider_tokens = 0
         self.last_exact = 0
         self.reminders = 0
-        self.seen_parts: list[str] = []
+        self.seen_parts: Sequence[str] = []
         self.seen_estimate = 0
         self._saved_in_cycle = False
         self._write_failed_in_cycle = False
@@ -281,38 +309,41 @@ class ReactAgent:
             return {"role": "system", "content": self.system_prompt}
         return None
 
-    def build_request(self) -> tuple[list[dict[str, Any]], list[str], int]:
+    def build_request(self) -> tuple[list[dict[str, Any]], Parts, int]:
         """The hop's request: system message plus ``trim(history, B)``, sanitized (RT-RTE-react-loop).
         Nothing is subtracted from B for the system prompt or tool schemas. Returns the messages, the
-        provider parts (system prompt, tool schemas, one text per message) and the design's estimate."""
+        provider parts (system prompt, tool schemas, one text per message; built on first use) and the
+        design's estimate. The faithful trim is a bisection and a slice of the sanitized history; the span
+        it keeps is left in ``_span`` for the counted request record (None for the fixed variants' trims)."""
         h, sysmsg = self.history, self._system_message()
-        parts = [self.system_prompt, self.tools_json] if self.system_prompt else [self.tools_json]
+        head = [self.system_prompt, self.tools_json] if self.system_prompt else [self.tools_json]
         est = message_token_estimate(sysmsg) if sysmsg else 0
-        msgs: list[dict[str, Any]] = [sysmsg] if sysmsg else []
+        self._span = None
         if self.variant.has(EMPTY_REQUEST):  # off switch: nothing of the history is shown
+            body: list[dict[str, Any]] = []
             self.dropped = len(h)
         elif self.variant.has(PROVIDER_BUDGET) or self.variant.has(GROUP_TRIM):
             if self.variant.has(PROVIDER_BUDGET):
-                body, body_parts, idx = fixes.provider_budget_request(self)
+                body, _texts, idx = fixes.provider_budget_request(self)
             else:
-                body, body_parts, idx = fixes.group_request(self)
-            msgs.extend(body)
-            parts.extend(body_parts)
+                body, _texts, idx = fixes.group_request(self)
             est += sum(h.costs[i] if i >= 0 else message_token_estimate(m) for i, m in zip(idx, body))
             self.dropped = len(h) - len(body)
         else:
             start, kept = h.trim_start(self.config.context_window)
             est += kept
             self.dropped = start
-            for i in range(start, len(h)):
-                if i in self._redact_copy:
-                    s = {**h.sent[i], "content": POLICY_REDACTED_TOOL_CONTENT}
-                    msgs.append(s)
-                    parts.append(provider_text(s))
-                else:
-                    msgs.append(h.sent[i])
-                    parts.append(h.part(i))
-        return msgs, parts, est
+            body = h.sent[start:]
+            if self._redact_copy:
+                redacted = POLICY_REDACTED_TOOL_CONTENT
+                body = [
+                    {**m, "content": redacted} if start + k in self._redact_copy else m
+                    for k, m in enumerate(body)
+                ]
+            else:
+                self._span = (start, len(h))
+        msgs = [sysmsg, *body] if sysmsg else body
+        return msgs, Parts(head, body), est
 
     def act_context(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """``_act_context`` (react 537-558; MEM-CLM-telemetry-limits; Corrections 4, 6): ``tokens`` is the
@@ -356,14 +387,22 @@ class ReactAgent:
             self.hops += 1
             self.last_request, self.last_request_estimate = msgs, est
             self.last_parts = parts
-            self.last_request_had_reminder = any(is_maintenance(m) for m in msgs)
-            if any(m is self._observation for m in msgs):
+            base = self.history.base
+            self._last_span = None if self._span is None else (base + self._span[0], base + self._span[1])
+            span = self._span
+            if span is not None:
+                self.last_request_had_reminder = self.history.has_maintenance(span[0])
+                shows = self._obs_at is not None and self._obs_at >= self.history.base + span[0]
+            else:
+                self.last_request_had_reminder = any(is_maintenance(m) for m in msgs)
+                shows = any(m is self._observation for m in msgs)
+            if shows:
                 self.seen_parts, self.seen_estimate = parts, est
             if self.keep_log:
                 self.request_log.append(
                     SentRequest(self.env.t, hop, msgs, self.dropped, self.compaction_pending, retry)
                 )
-            provider = self._provider_tokens(parts, est, msgs)
+            provider = self._provider_tokens(parts, est, msgs, span)
             self.last_provider_tokens = provider
             call = self._calls_this_step
             self._calls_this_step += 1
@@ -375,7 +414,9 @@ class ReactAgent:
                 usage: int | None = provider if reply.prompt_tokens is None else reply.prompt_tokens
                 if (self.env.t, call) in self.schedule.no_usage:
                     usage = None
-                return replace(reply, prompt_tokens=usage)
+                if usage == reply.prompt_tokens:
+                    return reply
+                return Reply(reply.content, reply.tool_calls, usage, reply.reasoning_content)
             err = LLM_ERRORS[kind]
             code = classify_llm_error(f"{err.type_name}: {err}", err.status)
             self.health["provider_api_failed_attempts"] += 1
@@ -398,16 +439,50 @@ class ReactAgent:
             yield self.sim.timeout(delays[retries])
             retries += 1
 
-    def _provider_tokens(self, parts: list[str], est: int, msgs: list[dict[str, Any]]) -> int:
+    def _provider_tokens(
+        self, parts: Parts, est: int, msgs: list[dict[str, Any]], span: tuple[int, int] | None
+    ) -> int:
+        """Record the hop's request (every ``record_every``-th hop) and return what the provider reports:
+        the exact cl100k count of the whole request, or the design's estimate plus the tool schemas'. Over
+        a contiguous span the record is made from the history's per-message counts and sliding facts."""
         record = self.record_every > 0 and self.hops % self.record_every == 0
-        exact: int | None = None
-        if record:
-            body = msgs[1:] if msgs and msgs[0].get("role") == "system" else msgs
-            kinds = ["system"] * (len(parts) - len(body) - 1) + ["tools"] + [part_kind(m) for m in body]
+        if not record and self.provider_tokenizer == "estimate":
+            return est + self._tools_est
+        exact: int
+        if span is not None:
+            h, (start, end) = self.history, span
+            head = count_tokens(self.system_prompt or "") + self._tools_count()
+            exact = head + h.exact_sum(start, end)
+            if record:
+                by_kind = {"tools": self._tools_count(), **h.kind_tokens(start, end)}
+                if self.system_prompt:
+                    by_kind["system"] = count_tokens(self.system_prompt)
+                facts = h.facts(start, end) | extract_facts(self.system_prompt or "") | self._tools_facts()
+                rec = self.sim.request_counted(
+                    SYSTEM,
+                    self.route,
+                    exact_tokens=exact,
+                    parts=len(parts),
+                    facts=facts,
+                    agent=self.agent_id,
+                    estimate=est,
+                    needed=self._needed,
+                    tokens_by_kind=by_kind,
+                    t=self.env.t,
+                    pending=self.compaction_pending,
+                    dropped=self.dropped,
+                )
+                self.last_exact = rec.exact_tokens
+        elif record:
+            kinds = (
+                ["system"] * (len(parts) - len(parts.body) - 1)
+                + ["tools"]
+                + [part_kind(m) for m in parts.body]
+            )
             rec = self.sim.request(
                 SYSTEM,
                 self.route,
-                parts,
+                list(parts),
                 agent=self.agent_id,
                 estimate=est,
                 needed=self._needed,
@@ -417,9 +492,28 @@ class ReactAgent:
                 dropped=self.dropped,
             )
             exact = self.last_exact = rec.exact_tokens
+        else:
+            exact = sum(count_tokens(p) for p in parts)
         if self.provider_tokenizer == "estimate":
             return est + self._tools_est
-        return exact if exact is not None else sum(count_tokens(p) for p in parts)
+        return exact
+
+    def request_facts(self) -> frozenset[str]:
+        """The fact ids in the last request (system prompt, tool schemas, messages), from the history's
+        per-message facts when the request was a contiguous span of it."""
+        head = extract_facts(self.system_prompt or "") | self._tools_facts()
+        h, span = self.history, self._last_span
+        if span is not None and h.base <= span[0] and span[1] <= h.base + len(h):
+            return head | h.facts(span[0] - h.base, span[1] - h.base)
+        return head.union(*(_facts_uncached(p) for p in self.last_parts))
+
+    def _tools_count(self) -> int:
+        if self._tools_exact is None:
+            self._tools_exact = count_tokens(self.tools_json)
+        return self._tools_exact
+
+    def _tools_facts(self) -> frozenset[str]:
+        return extract_facts(self.tools_json)
 
     def _redact_last_tool_group(self) -> list[int]:
         """The one-shot Forbidden redaction: the last contiguous block of tool messages (past trailing
@@ -465,12 +559,14 @@ class ReactAgent:
                 self.act_log.append((t, len(self.request_log), calls, status, []))
             raise
         self._ack_health()
-        results = [json.loads(r["content"]) for r in res["tool_results"]]
-        if self.keep_log:
-            self.act_log.append((t, len(self.request_log), calls, "ok", results))
-        for c, r in zip(calls, results):
-            if c["function"]["name"] == "write_memory_doc" and isinstance(r, dict) and r.get("ok"):
-                self._saved_in_cycle = True
+        writes = any(c["function"]["name"] == "write_memory_doc" for c in calls)
+        if self.keep_log or writes:  # the results are read only to log them and to see a save succeed
+            results = [json.loads(r["content"]) for r in res["tool_results"]]
+            if self.keep_log:
+                self.act_log.append((t, len(self.request_log), calls, "ok", results))
+            for c, r in zip(calls, results):
+                if c["function"]["name"] == "write_memory_doc" and isinstance(r, dict) and r.get("ok"):
+                    self._saved_in_cycle = True
         return res
 
     def _note_failed_write(self, message: dict[str, Any]) -> None:
@@ -575,6 +671,7 @@ class ReactAgent:
         self._ids_sent = set()
         self._observation = {"role": "user", "content": observation}
         self.history.append(self._observation)
+        self._obs_at = self.history.base + len(self.history) - 1
         if self.variant.has(SAVE_BEFORE_COMPACT) and self.compaction_pending and not self._saved_in_cycle:
             fixes.save_before_compact(self, t)
         if self.variant.has(TRACE_RECALL):

@@ -18,31 +18,57 @@ _SCALAR = json.JSONEncoder(ensure_ascii=False).encode
 _STR: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
+_OPEN = ["\n" + "  " * (n + 1) for n in range(64)]  # the newline and indent before an item at level n
+_CLOSE = ["\n" + "  " * n for n in range(64)]  # the newline and indent before a closing bracket
+
+
+def _scalar(value: Any) -> str | None:
+    t = type(value)
+    if t is str:
+        return _STR(value)
+    if t is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if t is bool:
+        return "true" if value else "false"
+    if t is float:
+        return _SCALAR(value)
+    return None
+
+
 def indent_json(value: Any, level: int = 0) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)`` for plain JSON values, nested at *level* (the
-    standard library's indented encoder is pure Python; this one leaves scalars to the C encoder)."""
+    standard library's indented encoder is pure Python; this one hands strings to the C encoder and
+    recurses only into containers)."""
+    s = _scalar(value)
+    if s is not None:
+        return s
     if isinstance(value, dict):
         if not value:
             return "{}"
-        pad = "\n" + "  " * (level + 1)
-        items = [f"{_STR(str(k))}: {indent_json(v, level + 1)}" for k, v in value.items()]
-        return "{" + pad + ("," + pad).join(items) + "\n" + "  " * level + "}"
+        sep = "," + _OPEN[level]
+        items = []
+        for k, v in value.items():
+            s = _scalar(v)
+            items.append(
+                _STR(k if type(k) is str else str(k))
+                + ": "
+                + (s if s is not None else indent_json(v, level + 1))
+            )
+        return "{" + _OPEN[level] + sep.join(items) + _CLOSE[level] + "}"
     if isinstance(value, (list, tuple)):
         if not value:
             return "[]"
-        pad = "\n" + "  " * (level + 1)
-        return (
-            "[" + pad + ("," + pad).join(indent_json(v, level + 1) for v in value) + "\n" + "  " * level + "]"
-        )
-    if isinstance(value, str):
-        return _STR(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if type(value) is int:
+        sep = "," + _OPEN[level]
+        items = []
+        for v in value:
+            s = _scalar(v)
+            items.append(s if s is not None else indent_json(v, level + 1))
+        return "[" + _OPEN[level] + sep.join(items) + _CLOSE[level] + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
         return int.__repr__(value)
     return _SCALAR(value)
 
