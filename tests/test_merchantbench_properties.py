@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sim.engine import Simulation
 from sim.text import observation
 from sim.tokens import count_tokens
@@ -275,3 +277,33 @@ def test_adapter_fires_only_after_a_lone_observation_over_the_window() -> None:
     assert max(exact[:12]) < 40_000 < exact[12]
     assert triggers == [13]
     assert adapter.agent.compactions == 1
+
+
+def test_adapter_honours_variant_and_knobs() -> None:
+    """The adapter builds the design as the variant and knobs say: K, T and B scaling, the schema size and
+    the provider from the knobs; the trigger-untrimmed fix fires where the faithful design slides."""
+    from sim.errors import UsageError
+    from systems.merchantbench.design import DESIGN
+    from systems.merchantbench.knobs import UPSTREAM_SCHEMA_TOKENS
+    from systems.merchantbench.model import UPSTREAM_SCHEMA_TOKENS as MODEL_SCHEMA_TOKENS
+    from systems.merchantbench.state import TRIGGER_UNTRIMMED
+
+    values = {"keep": 8000, "window_scale": 0.5, "trigger_ratio": 0.9, "schema_tokens": 2000}
+    a = Adapter(Simulation(0), 32_000, draw(0), knobs=DESIGN.parse_knobs(values))
+    cfg = a.agent.config
+
+    assert (cfg.context_window, cfg.trigger, cfg.keep) == (16_000, 14_400, 8_000)
+    assert count_tokens(a.env.tools_json()) == 2_000 and UPSTREAM_SCHEMA_TOKENS == MODEL_SCHEMA_TOKENS
+    with pytest.raises(UsageError, match=r"merchantbench\.keep"):
+        DESIGN.parse_knobs({"keep": -1})
+    workload = make_workload(1, steps=120)
+    fired = {}
+    for label, variant in (
+        ("faithful", DESIGN.switches.variant()),
+        ("fixed", DESIGN.switches.fixed(TRIGGER_UNTRIMMED)),
+    ):
+        adapter = Adapter(Simulation(1), 40_000, workload.drawn, variant=variant)
+        for step in workload.steps:
+            adapter.step(step)
+        fired[label] = adapter.agent.reminders
+    assert fired["faithful"] == 0 and fired["fixed"] > 0

@@ -2,6 +2,7 @@
 
 from sim.registry import Design, Report
 from sim.variant import Switches
+from systems.merchantbench.knobs import Knobs
 from systems.merchantbench.state import FIXES, OFF
 
 DESIGN = Design(
@@ -11,6 +12,7 @@ DESIGN = Design(
     "(160k trigger, 30k keep)",
     report=Report.from_package("systems.merchantbench"),
     switches=Switches("merchantbench", fixes=FIXES, off=OFF),
+    knobs=Knobs,
     demo_scenario="merchantbench_suffix_eviction",
     markers={"compaction_trigger": "reminder", "compact": "compaction", "force_end_of_step": "forced end"},
 )

@@ -119,6 +119,7 @@ class MerchantEnv(MemoryTools, StepTraces):
         self.trace_retention = trace_retention
         self.trace_files = 0
         self.trace_bytes = 0
+        self.trace_bytes_dropped = 0
         self._index = {"tokens": 0, "compactions": 0}
         self._observations: dict[str, str] = {}
         self._step_messages: list[dict[str, Any]] = []

@@ -86,6 +86,7 @@ class StepTraces(RunState):
     trace_retention: int | None
     trace_files: int
     trace_bytes: int
+    trace_bytes_dropped: int
     _index: dict[str, int]
 
     def step_index_path(self, t: int) -> str:
@@ -123,6 +124,7 @@ class StepTraces(RunState):
         if self.trace_retention is not None and self.t >= self.trace_retention:
             old = self.step_index_path(self.t - self.trace_retention)
             if self.tree.exists(old):
+                self.trace_bytes_dropped += self.tree.size(old)
                 self.tree.delete(old)
 
     def _dump_step(self, payload: dict[str, Any]) -> str:
