@@ -9,13 +9,20 @@ and reads back. Then ``agent_0`` writes twice and the id ``agent_0.history`` wri
 path is agent_0's history file, so agent_0's archive is replaced and its next entry is numbered 1 again.
 The same sequence is repeated with the ``injective-ids`` fix (percent-escaping, histories in their own
 directory), and on a case-insensitive filesystem, where ``Agent_0`` and ``agent_0`` also collide.
+
+What reaches each agent's model is its ``read_memory_doc`` result: every read is recorded as a request
+(route ``read_memory_doc``, one ``memory`` part: the tool message the agent's next prompt carries).
 """
 
 from __future__ import annotations
 
+import json
+
 from sim.scenario import Context, main
+from sim.variant import Variant
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import MerchantEnv, injective_agent_id, safe_agent_id
-from systems.merchantbench.state import INJECTIVE_IDS, Variant
+from systems.merchantbench.state import INJECTIVE_IDS
 
 SYSTEM = "merchantbench"
 SEED = 7
@@ -32,7 +39,10 @@ def _isolation(ctx: Context, variant: Variant, casefold: bool, label: str) -> li
         env.write_memory_doc(aid, f"note of {aid}")
     wrong = []
     for aid in IDS:
-        got = env.read_memory_doc(aid)["content"]
+        result = env.read_memory_doc(aid)
+        got = result["content"]
+        text = json.dumps(result, ensure_ascii=False)
+        ctx.sim.request(SYSTEM, "read_memory_doc", [text], agent=aid, kinds=["memory"], run=label)
         if got != f"note of {aid}":
             wrong.append(f"{aid!r} reads {got!r}")
     docs = sorted({p.rsplit("/", 1)[-1] for p in env.tree.list(env.memory_dir) if "history" not in p})
@@ -70,9 +80,9 @@ def run(ctx: Context) -> list[str]:
     lines.append("collisions: " + "; ".join(f"{k}: {v}" for k, v in groups.items() if len(v) > 1))
     lines += _isolation(ctx, Variant(), False, "faithful")
     lines += _isolation(ctx, Variant(), True, "faithful, case-insensitive fs")
-    lines += _isolation(ctx, Variant.of(INJECTIVE_IDS), True, "injective-ids, case-insensitive fs")
+    lines += _isolation(ctx, DESIGN.switches.fixed(INJECTIVE_IDS), True, "injective-ids, case-insensitive fs")
     lines += _history_alias(ctx, Variant(), "faithful")
-    lines += _history_alias(ctx, Variant.of(INJECTIVE_IDS), "injective-ids")
+    lines += _history_alias(ctx, DESIGN.switches.fixed(INJECTIVE_IDS), "injective-ids")
     return lines
 
 

@@ -7,41 +7,51 @@ Scenario: STEPS steps (upstream's ``max_steps``) with observation sizes drawn fr
 distribution (mean OBS_MEAN cl100k tokens, 20 to OBS_MAX), a fact in about half of them, and a probe
 every PROBE_EVERY steps for a random earlier fact. The model saves on the reminder (reads its document,
 then writes every fact it can see) and reads the document on a probe. The provider counts like the
-design's estimator (the fast path: no tokenizer in the loop); the exact cl100k count of the request is
-taken at SAMPLES evenly spaced steps only, to show the estimator's gap. Prints the loop's totals, the
-history's peak, the document and history files, the step traces and the probe recall.
+design's estimator (the fast path: no tokenizer in the loop); every hop's request is recorded in the trace
+(its exact cl100k count and tokens by kind), and SAMPLES evenly spaced steps print the estimator's gap.
+
+It streams: the trace goes to the SQLite file as it is written (``KEEP_TRACE = False``), the server keeps
+only the newest TRACE_RETENTION step files on its in-memory tree (with running totals of the rest), and
+the summary keeps counters only, so ``--param steps=100000 --out D`` runs in flat memory.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from sim.scenario import Context, main
-from sim.text import extract_facts, fact_token, fact_value, observation
-from systems.merchantbench.model import MerchantEnv, ReactAgent, parse_history_entries
+from sim.scenario import Params as BaseParams
+from sim.text import extract_facts, fact_id, fact_token, fact_value, observation
+from systems.merchantbench.model import MerchantEnv, ReactAgent, parse_history_entries, run_step
 from systems.merchantbench.policies import SavePolicy
 from systems.merchantbench.state import ReactConfig
 
 SYSTEM = "merchantbench"
 SEED = 2200
+KEEP_TRACE = False
+TRACE_RETENTION = 256
+"""Final step files kept on the server's in-memory tree (older ones are counted, then removed)."""
 
 
-class Params(BaseModel):
+class Params(BaseParams):
     """Scenario parameters."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    steps: int = Field(2_200, ge=10, le=20_000, description="env ticks (upstream max_steps)")
+    steps: int = Field(2_200, ge=10, le=200_000, description="env ticks (upstream max_steps is 2,200)")
     obs_mean: int = Field(300, ge=20, le=20_000, description="mean observation size (cl100k tokens)")
     obs_max: int = Field(8_000, ge=20, le=50_000, description="largest observation (cl100k tokens)")
-    probe_every: int = Field(100, ge=2, description="steps between probes")
-    samples: int = Field(4, ge=0, le=50, description="steps whose request is counted exactly (cl100k)")
-    window: int = Field(160_000, ge=1_000, description="B (estimated tokens)")
-    trigger: int = Field(160_000, ge=1_000, description="T")
-    keep: int = Field(30_000, ge=100, description="K")
+    probe_every: int = Field(100, ge=2, le=100_000, description="steps between probes")
+    samples: int = Field(4, ge=0, le=50, description="steps whose estimator gap is printed")
+    record_every: int = Field(1, ge=0, le=1_000, description="record every n-th hop's request (0: none)")
+    window: int = Field(160_000, ge=1_000, le=2_000_000, description="B (estimated tokens)")
+    trigger: int = Field(160_000, ge=1_000, le=2_000_000, description="T")
+    keep: int = Field(30_000, ge=100, le=2_000_000, description="K")
 
 
 SYSTEM_PROMPT = "You run an online shop in MerchantBench. Keep notes with write_memory_doc."
+
+
+def _add(hops: int, reminders: int, compactions: int, agent: ReactAgent) -> tuple[int, int, int]:
+    return hops + agent.hops, reminders + agent.reminders, compactions + agent.compactions
 
 
 def run(ctx: Context) -> list[str]:
@@ -49,7 +59,7 @@ def run(ctx: Context) -> list[str]:
     sim = ctx.sim
     rng = sim.rng("scenario.sizes")
     text_rng = sim.rng("scenario.text")
-    env = MerchantEnv(sim, sim.tree("memory"))
+    env = MerchantEnv(sim, sim.tree("memory"), brief=SYSTEM_PROMPT, trace_retention=TRACE_RETENTION)
     config = ReactConfig(context_window=p.window, trigger=p.trigger, keep=p.keep)
     agent = ReactAgent(
         sim,
@@ -58,28 +68,29 @@ def run(ctx: Context) -> list[str]:
         SavePolicy(save="reminder", read_on_probe=True),
         config=config,
         provider_tokenizer="estimate",
-        record_every=0,
+        record_every=p.record_every,
     )
-    agent.brief(SYSTEM_PROMPT)
     sample_at = {round((i + 1) * p.steps / p.samples) - 1 for i in range(p.samples)} if p.samples else set()
-    seen: list[str] = []
-    probes = hits = 0
+    n_facts = probes = hits = 0
     peak_hist = peak_msgs = peak_req = 0
-    req_total = 0
+    req_total = hops = reminders = compactions = 0
     outcomes: dict[str, int] = {}
     gaps: list[str] = []
     for t in range(p.steps):
         size = min(p.obs_max, max(20, int(rng.expovariate(1.0 / p.obs_mean))))
         facts = []
         if rng.random() < 0.5:
-            facts = [fact_token(len(seen) + 1, fact_value(rng))]
-            seen.append(f"FACT-{len(seen) + 1:04d}")
+            n_facts += 1
+            facts = [fact_token(n_facts, fact_value(rng))]
         text = f"Day {t // 24 + 1}, Hour {t % 24}\n" + observation(text_rng, int(size * 4.8), facts)
         probe = None
-        if t and t % p.probe_every == 0 and seen:
-            probe = rng.choice(seen)
+        if t and t % p.probe_every == 0 and n_facts:
+            probe = fact_id(rng.randint(1, n_facts))
             text += f"\nQuestion: what is the value of {probe}?"
-        result = agent.run_step(text, needed=(probe,) if probe else ())
+        before = agent
+        agent, result = run_step(agent, text, needed=(probe,) if probe else ())
+        if agent is not before:  # a respawned process starts its counters at 0
+            hops, reminders, compactions = _add(hops, reminders, compactions, before)
         outcomes[result.outcome] = outcomes.get(result.outcome, 0) + 1
         peak_hist = max(peak_hist, agent.history.total)
         peak_msgs = max(peak_msgs, len(agent.history))
@@ -87,42 +98,29 @@ def run(ctx: Context) -> list[str]:
         req_total += agent.last_request_estimate
         if probe:
             probes += 1
-            hits += probe in extract_facts("\n".join(agent.last_parts))
-        if t in sample_at:
-            rec = sim.request(
-                SYSTEM,
-                "react.hop",
-                agent.last_parts,
-                agent="agent_0",
-                estimate=agent.last_request_estimate,
-                t=t,
-            )
+            hits += probe in agent.request_facts()
+        if t in sample_at and agent.last_exact:
+            est, exact = agent.last_request_estimate, agent.last_exact
             gaps.append(
-                f"t={t}: estimate {rec.estimate:,} (history only) vs exact {rec.exact_tokens:,} (whole "
-                f"request), ratio {rec.exact_tokens / max(1, rec.estimate or 1):.3f}"
+                f"t={t}: estimate {est:,} (history only) vs exact {exact:,} (whole request), "
+                f"ratio {exact / max(1, est):.3f}"
             )
-    ops = sim.trace.data.ops
-    fired = sum(1 for o in ops if o.op == "compaction_trigger")
+    hops, reminders, compactions = _add(hops, reminders, compactions, agent)
     doc = env.read_memory_doc("agent_0")
-    hist_bytes = (
-        env.tree.read_bytes(env.memory_history_path("agent_0"))
-        if env.tree.exists(env.memory_history_path("agent_0"))
-        else b""
-    )
-    traces = env.tree.list(f"{env.run_dir}/agent/by_step")
-    index = env.trace_index()
+    hist_path = env.memory_history_path("agent_0")
+    hist_bytes = env.tree.read_bytes(hist_path) if env.tree.exists(hist_path) else b""
     return [
         f"MerchantBench long run: {p.steps:,} steps, observations ~{p.obs_mean} tokens (max {p.obs_max:,}), "
         f"B={p.window:,} T={p.trigger:,} K={p.keep:,}, estimator-counting provider",
-        f"steps: {outcomes}; hops {agent.hops:,}; simulated time {sim.now:,.0f} s",
-        f"reminders {fired}, compactions {agent.compactions}; history now {len(agent.history)} messages / "
+        f"steps: {outcomes}; hops {hops:,}; simulated time {sim.now:,.0f} s",
+        f"reminders {reminders}, compactions {compactions}; history now {len(agent.history)} messages / "
         f"{agent.history.total:,} est. tokens; peak {peak_msgs} messages / {peak_hist:,} est. tokens",
         f"request estimate: mean {req_total // p.steps:,}, peak {peak_req:,}",
         f"memory document: {doc['bytes']:,} bytes, {len(extract_facts(doc['content']))} facts; history file "
         f"{len(hist_bytes):,} bytes, {len(parse_history_entries(hist_bytes))} versions",
-        f"step traces: {len(traces)} files, {env.tree.total_bytes(f'{env.run_dir}/agent/by_step'):,} bytes; "
-        f"trace index {index}",
-        f"facts observed {len(seen)}; probes {probes}, answered from the request {hits} "
+        f"step traces: {env.trace_files} files, {env.trace_bytes:,} bytes (the newest {TRACE_RETENTION} kept "
+        f"in memory); trace index {env.trace_index()}",
+        f"facts observed {n_facts}; probes {probes}, answered from the request {hits} "
         f"({hits / max(1, probes):.0%})",
         *gaps,
     ]

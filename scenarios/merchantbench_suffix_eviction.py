@@ -19,36 +19,43 @@ probe). Four runs over the same observations:
    request), so the earliest facts are still missing;
 5. as 4 plus ``trigger-untrimmed``: the reminder fires as soon as the untrimmed history reaches T, the
    write holds every fact, and the probe is answered from the document.
+
+Every hop's request is recorded in the trace (route ``react.hop.run<N>``, tokens by kind: system prompt,
+tool schemas, messages, memory reads, reminders).
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from sim.scenario import Context, main
+from sim.scenario import Params as BaseParams
 from sim.text import extract_facts, fact_token, fact_value, observation
+from sim.variant import Variant
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import MerchantEnv, ReactAgent
 from systems.merchantbench.policies import SavePolicy
-from systems.merchantbench.state import COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED, ReactConfig, Variant
+from systems.merchantbench.state import SAVE_BEFORE_COMPACT, TRIGGER_UNTRIMMED, ReactConfig
 
 SYSTEM = "merchantbench"
+FIXED = DESIGN.switches.fixed
 SEED = 42
 
 
-class Params(BaseModel):
+class Params(BaseParams):
     """Scenario parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
     facts: int = Field(40, ge=1, le=200, description="facts observed, one per load step")
     obs_tokens: int = Field(
         4_000, ge=100, le=20_000, description="observation size (cl100k tokens, ~4.8 chars)"
     )
     probe_step: int = Field(60, ge=2, le=500, description="the step that asks for the fact")
-    probe_fact: int = Field(3, ge=1, description="which fact the probe asks for")
-    window: int = Field(160_000, ge=1_000, description="B, the context window (estimated tokens)")
-    trigger: int = Field(160_000, ge=1_000, description="T, the compaction trigger")
-    keep: int = Field(30_000, ge=100, description="K, the compaction keep target")
+    probe_fact: int = Field(3, ge=1, le=200, description="which fact the probe asks for")
+    window: int = Field(
+        160_000, ge=1_000, le=2_000_000, description="B, the context window (estimated tokens)"
+    )
+    trigger: int = Field(160_000, ge=1_000, le=2_000_000, description="T, the compaction trigger")
+    keep: int = Field(30_000, ge=100, le=2_000_000, description="K, the compaction keep target")
 
 
 SYSTEM_PROMPT = "You run an online shop in MerchantBench. Keep notes with write_memory_doc."
@@ -75,7 +82,7 @@ def _observations(ctx: Context) -> tuple[list[str], str]:
 def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, variant: Variant) -> list[str]:
     p = ctx.params
     sim = ctx.sim
-    env = MerchantEnv(sim, sim.tree("memory"), run_id=f"run-{label[0]}")
+    env = MerchantEnv(sim, sim.tree("memory"), run_id=f"run-{label[0]}", brief=SYSTEM_PROMPT)
     config = ReactConfig(context_window=p.window, trigger=p.trigger, keep=p.keep)
     agent = ReactAgent(
         sim,
@@ -85,9 +92,9 @@ def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, var
         config=config,
         variant=variant,
         provider_tokenizer=provider,
-        record_every=0,
+        record_every=1,
+        route=f"react.hop.run{label[0]}",
     )
-    agent.brief(SYSTEM_PROMPT)
     seq0 = len(sim.trace.data.ops)
     max_provider = max_hist = 0
     for text in obs:
@@ -98,7 +105,7 @@ def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, var
     fired = [o.data["t"] for o in ops if o.op == "compaction_trigger"]
     doc = env.read_memory_doc("agent_0")["content"]
     probe = f"FACT-{p.probe_fact:04d}"
-    in_request = probe in extract_facts("\n".join(agent.last_parts))
+    in_request = probe in agent.request_facts()
     answer = next(
         (m.get("content") for m in reversed(agent.history.msgs) if m.get("role") == "assistant"), ""
     )
@@ -125,12 +132,17 @@ def run(ctx: Context) -> list[str]:
         ("1 cl100k provider, never saves", "cl100k", "never", Variant()),
         ("2 estimator-like provider, never saves", "estimate", "never", Variant()),
         ("3 estimator-like provider, saves on the reminder", "estimate", "reminder", Variant()),
-        ("4 as 3, fix compact-after-save", "estimate", "reminder", Variant.of(COMPACT_AFTER_SAVE)),
+        (
+            "4 as 3, fix save-before-compact",
+            "estimate",
+            "reminder",
+            DESIGN.switches.fixed(SAVE_BEFORE_COMPACT),
+        ),
         (
             "5 as 4, plus fix trigger-untrimmed",
             "estimate",
             "reminder",
-            Variant.of(COMPACT_AFTER_SAVE, TRIGGER_UNTRIMMED),
+            FIXED(SAVE_BEFORE_COMPACT, TRIGGER_UNTRIMMED),
         ),
     ]
     for label, provider, save, variant in runs:

@@ -161,6 +161,38 @@ class Simulation:
             **detail,
         )
 
+    def request_counted(
+        self,
+        system: str,
+        route: str,
+        *,
+        exact_tokens: int,
+        parts: int,
+        facts: frozenset[str],
+        agent: str = "",
+        estimate: int | None = None,
+        needed: frozenset[str] | set[str] = frozenset(),
+        tokens_by_kind: dict[str, int] | None = None,
+        **detail: Any,
+    ) -> RequestRecord:
+        """Record a model request whose *parts* the caller has already counted: *exact_tokens* is the sum of
+        the parts' cl100k counts, *facts* the fact ids present in them, *tokens_by_kind* those counts by
+        kind. The same record :meth:`request` makes for the same parts, for a design that keeps per-part
+        counts and a window's facts as running totals instead of re-reading its texts."""
+        if tokens_by_kind is not None:
+            detail["tokens_by_kind"] = tokens_by_kind
+        return self.trace.request(
+            system,
+            route,
+            agent=agent,
+            exact_tokens=exact_tokens,
+            estimate=estimate,
+            messages=parts,
+            facts=facts,
+            needed=needed,
+            **detail,
+        )
+
     def close(self, complete: bool = False) -> None:
         """Flush the trace (*complete*: with its completeness marker) and remove the temporary run root
         (even when the flush fails)."""

@@ -15,6 +15,7 @@ from sim.engine import Simulation
 from sim.faults import Crash, FaultPlan, WriteFailed
 from systems.merchantbench import MerchantEnv, RunRegistry, read_hermes_trace
 from systems.merchantbench import faults as fp
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import (
     EOS_CALL,
     MEMORY_DOC_MAX_BYTES,
@@ -24,7 +25,7 @@ from systems.merchantbench.model import (
     read_memory_doc,
     write_memory_doc,
 )
-from systems.merchantbench.state import ATOMIC_WRITE, HttpError, Variant
+from systems.merchantbench.state import ATOMIC_WRITE, HttpError
 
 
 def _env(**kw) -> tuple[Simulation, MerchantEnv]:
@@ -225,7 +226,7 @@ def test_partial_write_crash_truncates_document() -> None:
 
 def test_atomic_write_fix_keeps_old_document_on_crash() -> None:
     """Fixed variant: history first, temp file + replace; a crash before replace keeps the old document."""
-    sim, env = _env(variant=Variant.of(ATOMIC_WRITE))
+    sim, env = _env(variant=DESIGN.switches.fixed(ATOMIC_WRITE))
     write_memory_doc(env, "agent_0", "old")
     sim.faults = FaultPlan.parse([f"crash@{fp.WRITE_DOC_BEFORE_REPLACE}"])
 
@@ -236,20 +237,44 @@ def test_atomic_write_fix_keeps_old_document_on_crash() -> None:
 
 
 # -- /act admission and idempotency ---------------------------------------------------------------------
+def _results(res: dict) -> list:
+    return [json.loads(r["content"]) for r in res["tool_results"]]
+
+
 def test_act_runs_tools_and_returns_results() -> None:
-    """/act dispatches every call and reports step_done on end_of_step."""
+    """Upstream's response (routes 1133-1139): every env call runs in order, each result a tool_result with
+    the env origin and its JSON text; the end-of-step result is {ok, time} with the virtual datetime
+    (tools.py end_of_step_result; default.yaml virtual_time starts 2025-06-01)."""
     _, env = _env()
     res = _act(env, _call("write_memory_doc", {"content": "x"}), _call("end_of_step", cid="e"))
 
-    assert res == {"results": [{"ok": True, "bytes": 1}, {"ok": True, "step_done": True}], "step_done": True}
+    assert res["ok"] is True and res["turn_idx"] == 0
+    assert (res["step_done"], res["hook_released"]) == (True, True)
+    assert [(r["tool_call_id"], r["name"], r["tool_origin"]) for r in res["tool_results"]] == [
+        ("call_0_0", "write_memory_doc", "merchantbench_env"),
+        ("e", "end_of_step", "merchantbench_env"),
+    ]
+    assert res["tool_results"][1]["content"] == (
+        '{"ok": true, "time": {"day": 1, "hour": 0, "datetime": "2025-06-01T00:00:00"}}'
+    )
+    assert _results(res)[0] == {"ok": True, "bytes": 1}
     assert env.t == 1
+
+
+def test_end_of_step_time_without_virtual_time() -> None:
+    """Off virtual time the end-of-step time is exactly {day, hour}, day counted from 1 (sim_time)."""
+    _, env = _env(start_date=None)
+    env.t = 49
+    res = env.act("agent_0", [{"role": "assistant", "content": "", "tool_calls": [dict(EOS_CALL)]}], step=49)
+
+    assert _results(res) == [{"ok": True, "time": {"day": 3, "hour": 1}}]
 
 
 def test_act_rejections() -> None:
     """410 dead, 425 stale step, 400 end_of_step not last, 429 over the turn limit (pure EOS exempt)."""
     _, env = _env(max_turns_per_step=1)
     with pytest.raises(HttpError) as e400:
-        _act(env, _call("end_of_step"), _call("read_memory_doc"))
+        _act(env, _call("end_of_step", cid="e"), _call("read_memory_doc"))
     _act(env, _call("read_memory_doc"))
     with pytest.raises(HttpError) as e429:
         _act(env, _call("read_memory_doc"))
@@ -262,6 +287,49 @@ def test_act_rejections() -> None:
 
     assert [e.value.status for e in (e400, e429, e425, e410)] == [400, 429, 425, 410]
     assert (e400.value.code, e425.value.code) == ("end_of_step_must_be_last", "stale_step")
+    assert e429.value.code == "max_turns_per_step=1 reached"
+
+
+def test_admission_order_misplaced_eos_wins_over_closed_hook_and_quota() -> None:
+    """Corrections 7 (routes 1020-1043): the 400 for a misplaced end_of_step is checked before the closed
+    hook's 425 and the quota's 429."""
+    _, env = _env(max_turns_per_step=0)
+    env.hook_open = False
+    with pytest.raises(HttpError) as misplaced:
+        _act(env, _call("end_of_step", cid="e"), _call("read_memory_doc"))
+    with pytest.raises(HttpError) as closed:
+        _act(env, _call("read_memory_doc"))
+
+    assert (misplaced.value.status, closed.value.status) == (400, 425)
+
+
+def test_missing_or_repeated_call_ids_are_400_and_nothing_runs() -> None:
+    """Corrections 7-8 (routes 981-984): a call without an id, or a repeated id, rejects the whole act
+    before any call runs."""
+    _, env = _env()
+    w = _call("write_memory_doc", {"content": "x"})
+    with pytest.raises(HttpError) as missing:
+        _act(env, {**w, "id": ""})
+    with pytest.raises(HttpError) as repeated:
+        _act(env, w, w)
+
+    assert (missing.value.status, missing.value.code) == (400, "tool_call id is required")
+    assert (repeated.value.status, repeated.value.code) == (400, "duplicate tool_call id: call_0_0")
+    assert env.memory_versions("agent_0") == []
+
+
+def test_http_error_text_is_requests_own() -> None:
+    """The [act-error] text carries requests' message: status, Client/Server Error, the upper-case reason
+    phrase and the act URL (merchantbench_tool_client.act raise_for_status; Corrections 7)."""
+    _, env = _env()
+    with pytest.raises(HttpError) as exc:
+        _act(env, _call("end_of_step", cid="e"), _call("read_memory_doc"))
+
+    assert str(exc.value) == (
+        "400 Client Error: BAD REQUEST for url: http://localhost:5050/runs/run-0001/agents/agent_0/act"
+    )
+    assert str(HttpError(500, url="u")) == "500 Server Error: INTERNAL SERVER ERROR for url: u"
+    assert str(HttpError(409, url="u")) == "409 Client Error: CONFLICT for url: u"
 
 
 def test_closed_hook_admits_only_pure_end_of_step() -> None:
@@ -276,24 +344,60 @@ def test_closed_hook_admits_only_pure_end_of_step() -> None:
 
 
 def test_invalid_arguments_give_a_tool_result_not_a_rejection() -> None:
-    """Invalid JSON arguments produce an invalid_arguments result; the act is not rejected."""
+    """Invalid JSON arguments produce the invalid-JSON result with the raw text (routes 1071-1077); the act
+    is not rejected, and an end-of-step with bad arguments does not end the step."""
     _, env = _env()
-    res = _act(env, _call("write_memory_doc", "not json"))
+    res = _act(env, _call("write_memory_doc", "not json"), _call("end_of_step", "  ", cid="e"))
 
-    assert res["results"][0]["error"] == "invalid_arguments"
+    bad = {"code": "invalid_arguments", "path": "$", "message": "invalid JSON in arguments: "}
+    assert _results(res) == [
+        {"ok": False, "error": {**bad, "message": bad["message"] + "not json"}},
+        {"ok": False, "error": {**bad, "message": bad["message"] + "  "}},
+    ]
+    assert res["step_done"] is False and env.t == 0
+
+
+@pytest.mark.parametrize(
+    ("call", "result"),
+    [
+        (_call("write_memory_doc", {}), {"ok": False, "error": {
+            "code": "invalid_arguments", "path": "$.content", "message": "required argument is missing",
+            "content": "required argument is missing"}}),
+        (_call("write_memory_doc", {"content": "x", "z": 1, "a": 2}), {"ok": False, "error": {
+            "code": "invalid_arguments", "path": "$.a", "message": "unknown argument: a",
+            "a": "unknown argument: a"}}),
+        (_call("write_memory_doc", {"content": 7}), {"ok": False, "error": {
+            "code": "invalid_arguments", "path": "$.content", "message": "expected string, got integer",
+            "content": "expected string, got integer"}}),
+        (_call("read_memory_doc", "[1]"), {"ok": False, "error": {
+            "code": "invalid_arguments", "path": "$", "message": "expected object, got array"}}),
+        (_call("market_brief"), {
+            "ok": False, "error": "tool 'market_brief' is not available in this scenario"}),
+        (_call("teleport"), {"ok": False, "error": "unknown tool: teleport"}),
+    ],
+)  # fmt: skip
+def test_dispatch_result_shapes(call: dict, result: dict) -> None:
+    """dispatch_tool's order and shapes (dispatch.py 16-182): denied, unknown, schema violations (path,
+    message and the field), then the handler."""
+    _, env = _env()
+
+    assert _results(_act(env, call)) == [result]
 
 
 def test_idempotent_replay_and_conflict() -> None:
     """Same key and fingerprint: cached result with _idempotent_replay, no write; different: 409."""
     _, env = _env()
-    first = _act(env, _call("write_memory_doc", {"content": "a"}))["results"][0]
-    again = _act(env, _call("write_memory_doc", {"content": "a"}))["results"][0]
+    first = _results(_act(env, _call("write_memory_doc", {"content": "a"})))[0]
+    again = _results(_act(env, _call("write_memory_doc", {"content": "a"})))[0]
     with pytest.raises(HttpError) as exc:
         _act(env, _call("write_memory_doc", {"content": "b"}))
+    with pytest.raises(HttpError) as bad_json:
+        _act(env, _call("write_memory_doc", "not json"))
 
     assert first == {"ok": True, "bytes": 1}
     assert again == {"ok": True, "bytes": 1, "_idempotent_replay": True}
-    assert exc.value.status == 409
+    assert (exc.value.status, exc.value.code) == (409, "idempotency_conflict")
+    assert bad_json.value.status == 409  # undecodable arguments: no fingerprint, which differs
     assert env.memory_versions("agent_0") == [1]
 
 
@@ -301,17 +405,52 @@ def test_only_successful_results_are_cached() -> None:
     """A failed (oversize) write is not cached: the same key can then succeed."""
     _, env = _env()
     big = "a" * (MEMORY_DOC_MAX_BYTES + 1)
-    assert _act(env, _call("write_memory_doc", {"content": big}))["results"][0]["ok"] is False
+    assert _results(_act(env, _call("write_memory_doc", {"content": big})))[0]["ok"] is False
 
-    assert _act(env, _call("write_memory_doc", {"content": "ok"}))["results"][0] == {"ok": True, "bytes": 2}
+    assert _results(_act(env, _call("write_memory_doc", {"content": "ok"})))[0] == {"ok": True, "bytes": 2}
 
 
 def test_denied_tools() -> None:
     """The Hermes overlay denies the document tools."""
     _, env = _env(tool_denylist=("read_memory_doc", "write_memory_doc"))
 
-    assert _act(env, _call("read_memory_doc"))["results"][0]["error"] == "tool_denied"
+    assert _results(_act(env, _call("read_memory_doc")))[0] == {
+        "ok": False,
+        "error": "tool 'read_memory_doc' is not available in this scenario",
+    }
     assert "write_memory_doc" not in env.offered_tools()
+
+
+def test_recorded_messages_carry_the_env_origin() -> None:
+    """record_act's recorded messages (routes 941-1013, 1099-1116): the assistant message and each call
+    stamped with tool_origin, each generated tool message with its runtime_execution_id; the turn record
+    counts origins and keeps the normalized context."""
+    _, env = _env()
+    env.deliver_observation("agent_0", "Day 1, Hour 0")
+    env.act(
+        "agent_0",
+        [
+            {"role": "user", "content": "r"},
+            {"role": "assistant", "content": "", "tool_calls": [_call("read_memory_doc")]},
+        ],
+        step=0,
+        context={"tokens": 0, "compacted": True, "retry_exhausted": 1},
+    )
+    step = env.read_step_index(0)
+    user, reminder, assistant, tool = step["messages"]
+
+    assert (user["content"], reminder) == ("Day 1, Hour 0", {"role": "user", "content": "r"})
+    assert assistant["tool_origin"] == "merchantbench_env"
+    assert assistant["tool_calls"][0]["tool_origin"] == "merchantbench_env"
+    assert (
+        tool["runtime_execution_id"] == "agent_0:0:0:call_0_0" and tool["tool_origin"] == "merchantbench_env"
+    )
+    turn = step["turns"][0]
+    assert (turn["turn_idx"], turn["agent_id"]) == (0, "agent_0")
+    assert turn["message_origins"] == {"merchantbench_env": 2} and turn["tool_call_origins"] == {
+        "merchantbench_env": 1
+    }
+    assert turn["context"] == {"compacted": True, "retry_exhausted": 1}  # tokens 0 dropped
 
 
 # -- step traces ----------------------------------------------------------------------------------------

@@ -261,7 +261,8 @@ def test_classify_llm_error_first_match_wins() -> None:
     assert classify_llm_error("RateLimitError: Throttling.AllocationQuota") == "Throttling.AllocationQuota"
     assert classify_llm_error("PermissionDeniedError: 403 Forbidden") == "Forbidden"
     assert classify_llm_error("APIConnectionError: Connection error") == "transient"
-    assert classify_llm_error("APIStatusError: HTTP 503") == "transient"
+    assert classify_llm_error("APIStatusError: HTTP 503") == "unknown"  # the text is not searched for codes
+    assert classify_llm_error("APIStatusError: HTTP 503", 503) == "transient"  # e.response.status_code
     assert classify_llm_error("ValueError: odd") == "unknown"
 
 

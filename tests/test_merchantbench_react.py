@@ -11,6 +11,7 @@ from strategies_merchantbench import FAULT_SCHEDULES, SAVE_POLICY_KW
 
 from sim.engine import Simulation
 from sim.tokens import count_tokens
+from sim.variant import Variant
 from systems.merchantbench import (
     MerchantEnv,
     ReactAgent,
@@ -20,25 +21,28 @@ from systems.merchantbench import (
     history_token_estimate,
     trim_messages_to_token_budget,
 )
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import (
+    DEFAULT_DENYLIST,
     FALLBACK_HOPS_EXHAUSTED,
     FALLBACK_NO_TOOL_CALL,
     POLICY_REDACTED_TOOL_CONTENT,
     TOOLS_JSON,
+    UPSTREAM_SCHEMA_TOKENS,
     compaction_notice,
     compaction_reminder,
     estimate_tokens,
     is_maintenance,
     message_token_estimate,
+    tools_json,
 )
 from systems.merchantbench.state import (
-    COMPACT_AFTER_SAVE,
     PROVIDER_BUDGET,
     REDACT_RETRY_COPY,
+    SAVE_BEFORE_COMPACT,
     FaultSchedule,
     Reply,
     ToolCall,
-    Variant,
 )
 
 BIG = 10**9
@@ -51,12 +55,20 @@ def _agent(
     config=None,
     schedule=None,
     variant=None,
-    denylist=(),
+    denylist=DEFAULT_DENYLIST,
     tokenizer="cl100k",
     prompt="You run a shop.",
+    schema_tokens=UPSTREAM_SCHEMA_TOKENS,
 ) -> tuple[Simulation, MerchantEnv, ReactAgent]:
     sim = Simulation(0)
-    env = MerchantEnv(sim, sim.tree("memory"), schedule=schedule, tool_denylist=denylist)
+    env = MerchantEnv(
+        sim,
+        sim.tree("memory"),
+        schedule=schedule,
+        tool_denylist=denylist,
+        brief=prompt,
+        schema_tokens=schema_tokens,
+    )
     agent = ReactAgent(
         sim,
         env,
@@ -66,7 +78,6 @@ def _agent(
         variant=variant or Variant(),
         provider_tokenizer=tokenizer,
     )
-    agent.brief(prompt)
     return sim, env, agent
 
 
@@ -156,22 +167,24 @@ def test_context_tokens_reported_else_request_estimate() -> None:
 
 
 def test_retry_sleeps_2_then_5() -> None:
-    """Upstream: two burst errors then success sleep 2 s and 5 s (simulated)."""
-    sim, _env, agent = _agent({}, schedule=FaultSchedule(llm=((0, 0, "burst"), (0, 1, "burst"))))
+    """Upstream: two burst errors then success sleep 2 s and 5 s (simulated); the act after them reports
+    the two failed attempts, and the counters restart at 0 once it succeeds (react 386-390, 649)."""
+    sim, env, agent = _agent({}, schedule=FaultSchedule(llm=((0, 0, "burst"), (0, 1, "burst"))))
     agent.run_step("hello")
 
     assert sim.now == 3 * agent.config.llm_latency_s + 2 + 5
-    assert agent.health["provider_api_failed_attempts"] == 2
+    assert env.read_step_index(0)["turns"][0]["context"]["provider_api_failed_attempts"] == 2
+    assert not any(agent.health.values())
 
 
 def test_allocation_quota_nine_calls_then_exhausted() -> None:
     """Upstream: AllocationQuota: 9 calls (1 + 8 retries), retry_exhausted 1, then an [llm-error] EOS."""
     sched = FaultSchedule(llm=tuple((0, i, "allocation") for i in range(12)))
-    sim, _env, agent = _agent({}, schedule=sched)
+    sim, env, agent = _agent({}, schedule=sched)
     result = agent.run_step("hello")
 
     assert agent.hops == 9
-    assert agent.health["retry_exhausted"] == 1
+    assert env.read_step_index(0)["turns"][0]["context"]["retry_exhausted"] == 1
     assert result.outcome == "forced" and result.detail.startswith("[llm-error] RateLimitError: ")
     assert "detail_code=Throttling.AllocationQuota retries=8" in result.detail
     assert sim.now == 9 * agent.config.llm_latency_s + 30 + 60 + 6 * 120
@@ -182,7 +195,7 @@ def test_no_tool_call_becomes_eos_and_only_content_is_kept() -> None:
     """Upstream: a reply without tool calls is an EOS on the same turn; history keeps [user, assistant]."""
     _sim, env, agent = _agent({(0, 0): Reply(content="done for now", reasoning_content="why")})
     agent.run_step("hello")
-    sent = env.read_step_index(0)["messages"][1]
+    sent = next(m for m in env.read_step_index(0)["messages"] if m["role"] == "assistant")
 
     assert sent["tool_calls"][0]["function"]["name"] == "end_of_step"
     assert agent.history.msgs == [
@@ -227,7 +240,7 @@ def test_redact_retry_copy_fix_keeps_history() -> None:
     _sim, _env, agent = _agent(
         _two_reads(),
         schedule=FaultSchedule(llm=((0, 1, "forbidden"),)),
-        variant=Variant.of(REDACT_RETRY_COPY),
+        variant=DESIGN.switches.fixed(REDACT_RETRY_COPY),
     )
     agent.run_step("hello")
 
@@ -253,7 +266,7 @@ def test_invalid_parameter_and_unknown_are_not_retried() -> None:
         result = agent.run_step("hello")
 
         assert agent.hops == 1 and result.outcome == "forced"
-        assert agent.health["retry_exhausted"] == 0
+        assert "retry_exhausted" not in _env.read_step_index(0)["turns"][0]["context"]
 
 
 def test_invalid_json_arguments_wrapped_only_in_the_request() -> None:
@@ -292,7 +305,10 @@ def test_500_forces_an_act_error_eos() -> None:
     result = agent.run_step("hello")
 
     assert result.outcome == "forced"
-    assert agent.history.msgs[-1]["content"] == "[act-error] HTTPError: 500 injected"
+    assert agent.history.msgs[-1]["content"] == (
+        "[act-error] HTTPError: 500 Server Error: INTERNAL SERVER ERROR for url: "
+        "http://localhost:5050/runs/run-0001/agents/agent_0/act"
+    )
 
 
 def test_forced_eos_failure_clears_pending_but_keeps_reminder() -> None:
@@ -315,7 +331,7 @@ def test_compaction_after_any_successful_act() -> None:
     cfg = ReactConfig(context_window=BIG, trigger=120, keep=50)
     for variant, compacted_after in (
         (Variant(), "read_memory_doc"),
-        (Variant.of(COMPACT_AFTER_SAVE), "write_memory_doc"),
+        (DESIGN.switches.fixed(SAVE_BEFORE_COMPACT), "write_memory_doc"),
     ):
         sim, _env, agent = _agent(script, config=cfg, variant=variant)
         agent.run_step("first " + "x" * 300)
@@ -344,8 +360,9 @@ def test_system_prompt_outside_history_and_first_brief_only() -> None:
     """The system prompt comes from the first brief only, stays outside history, and is not a message for
     Claude models (it is still counted)."""
     _sim, _env, agent = _agent({})
-    agent.brief("second brief")
     agent.run_step("hello")
+    agent.brief("second brief")
+    agent.run_step("again")
 
     assert agent.system_prompt == "You run a shop."
     assert agent.last_request[0] == {"role": "system", "content": "You run a shop."}
@@ -386,14 +403,14 @@ def test_estimate_tokenizer_reports_request_plus_tools_estimate() -> None:
     _sim, _env, agent = _agent({}, tokenizer="estimate")
     agent.run_step("hello")
 
-    assert agent.last_prompt_tokens == agent.last_request_estimate + estimate_tokens(TOOLS_JSON)
+    assert agent.last_prompt_tokens == agent.last_request_estimate + estimate_tokens(agent.tools_json)
 
 
 def test_save_policy_saves_visible_facts_on_reminder() -> None:
     """The reminder policy reads, then writes every visible fact token."""
     cfg = ReactConfig(context_window=BIG, trigger=400, keep=10_000)
     _sim, env, agent = _agent(
-        model=SavePolicy(save="reminder"), config=cfg, variant=Variant.of(COMPACT_AFTER_SAVE)
+        model=SavePolicy(save="reminder"), config=cfg, variant=DESIGN.switches.fixed(SAVE_BEFORE_COMPACT)
     )
     agent.run_step("FACT-0001=amber " + "x" * 2000)
     agent.run_step("FACT-0002=teal")
@@ -416,16 +433,28 @@ def test_history_ledger_matches_a_recount(sizes: list[int], window: int) -> None
     assert agent.history.costs == [message_token_estimate(m) for m in agent.history.msgs]
 
 
-def test_exception_in_step_forces_step_crash_eos() -> None:
-    """An exception inside the step (here 410 on the observation of a dead agent) forces a [step-crash] EOS,
-    whose own failure then clears pending."""
+def test_observation_410_ends_the_run() -> None:
+    """run(): a 410 on the observation means the run finished; the agent returns (react 761-771)."""
     _sim, env, agent = _agent({})
     env.dead.add("agent_0")
     result = agent.run_step("hello")
 
-    assert result.outcome == "forced"
-    assert result.detail == "[step-crash] HttpError: 410 agent_dead"
-    assert agent.compaction_pending is False
+    assert result.outcome == "finished" and agent.hops == 0
+
+
+def test_exception_in_step_forces_step_crash_eos() -> None:
+    """An exception inside the step forces a ``[step-crash] {Type}: {e}`` end-of-step (react 780-785)."""
+
+    class Broken:
+        def respond(self, *a: object) -> Reply:
+            raise ValueError("odd reply")
+
+    _sim, env, agent = _agent(model=Broken())
+    result = agent.run_step("hello")
+
+    assert (result.outcome, result.detail) == ("forced", "[step-crash] ValueError: odd reply")
+    assert agent.history.msgs[-1] == {"role": "assistant", "content": "[step-crash] ValueError: odd reply"}
+    assert env.t == 1
 
 
 @settings(max_examples=40)
@@ -457,7 +486,10 @@ def test_loop_survives_drawn_policies_and_faults(
 
 def _ceiling_run(text: str, window: int, variant: Variant | None = None) -> int:
     sim, _env, agent = _agent(
-        {}, config=ReactConfig(context_window=window, trigger=BIG, keep=BIG), variant=variant
+        {},
+        config=ReactConfig(context_window=window, trigger=BIG, keep=BIG),
+        variant=variant,
+        schema_tokens=300,
     )
     agent.run_step(text)
     return sim.trace.data.requests[-1].exact_tokens
@@ -469,16 +501,16 @@ def test_no_ceiling_system_and_tool_schemas_not_subtracted() -> None:
     window = message_token_estimate({"role": "user", "content": text}) + 20
 
     assert _ceiling_run(text, window) > window
-    assert _ceiling_run(text, window, Variant.of(PROVIDER_BUDGET)) <= window
+    assert _ceiling_run(text, window, DESIGN.switches.fixed(PROVIDER_BUDGET)) <= window
 
 
 def test_no_ceiling_estimator_gap_on_cjk() -> None:
     """CJK text counts 0.5 token per character in the estimate but about 1 in cl100k."""
     text = "价格库存订单客户供应商" * 60
-    window = count_tokens(TOOLS_JSON) + message_token_estimate({"role": "user", "content": text}) + 40
+    window = count_tokens(tools_json(300)) + message_token_estimate({"role": "user", "content": text}) + 40
 
     assert _ceiling_run(text, window) > window
-    assert _ceiling_run(text, window, Variant.of(PROVIDER_BUDGET)) <= window
+    assert _ceiling_run(text, window, DESIGN.switches.fixed(PROVIDER_BUDGET)) <= window
 
 
 def test_no_ceiling_single_message_over_budget() -> None:
@@ -486,24 +518,24 @@ def test_no_ceiling_single_message_over_budget() -> None:
     text = "inventory report " * 400
 
     assert _ceiling_run(text, 600) > 600
-    assert _ceiling_run(text, 600, Variant.of(PROVIDER_BUDGET)) <= 600
+    assert _ceiling_run(text, 600, DESIGN.switches.fixed(PROVIDER_BUDGET)) <= 600
 
 
 def test_large_save_below_k_still_pushes_the_observation_out() -> None:
     """The milder shape of failure mode 3: a save smaller than K leaves a non-empty history after the
-    compaction, but the step's observation and the reminder are gone; the group-trim + pin-observation fix
-    keeps the observation."""
+    compaction, but the step's observation and the reminder are gone; the claim's property rejects that
+    too, and the group-trim fix keeps the observation."""
     from sim.claims import FAITHFUL, FIXED, registry
 
     claim = registry("merchantbench")["merchantbench.large-save-empties-history"]
-    ex = {"keep": 300, "write_chars": 354, "prefix": [[0, 2]], "last": 147}
-    kept = {}
+    ex = {"keep": 300, "write_chars": 356, "prefix": [[0, 2]], "last": 147}
+    kept, verdicts = {}, {}
     for variant in (FAITHFUL, FIXED):
         sim = Simulation(0)
-        assert claim.check(sim, ex, variant).holds  # the history is not emptied
+        verdicts[variant] = claim.check(sim, ex, claim.variant(variant))
         compacts = [o.data for o in sim.trace.data.ops if o.op == "compact"]
-        assert compacts and all(d["after"] > 0 for d in compacts)
+        assert compacts and all(d["after"] > 0 for d in compacts)  # the history is not emptied
         kept[variant] = [d["obs_kept"] for d in compacts]
 
-    assert kept[FAITHFUL] == [False]
-    assert all(kept[FIXED])
+    assert kept[FAITHFUL] == [False] and "without the step's observation" in verdicts[FAITHFUL].detail
+    assert all(kept[FIXED]) and verdicts[FIXED].holds

@@ -13,8 +13,9 @@ from strategies_merchantbench import message
 from sim.engine import Simulation
 from systems.merchantbench import History, MerchantEnv, trim_messages_to_token_budget
 from systems.merchantbench import properties as pr
+from systems.merchantbench.design import DESIGN
 from systems.merchantbench.model import injective_agent_id, parse_history_entries, safe_agent_id
-from systems.merchantbench.state import INJECTIVE_IDS, Variant
+from systems.merchantbench.state import INJECTIVE_IDS
 
 BODIES = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=30)
 
@@ -72,7 +73,7 @@ class MemoryDocMachine(RuleBasedStateMachine):
         for key in self.docs:
             hist = self.env.tree.read_bytes(self.env.memory_history_path(key))
             doc = self.env.tree.read_bytes(self.env.memory_doc_path(key))
-            assert pr.check_document_committed(doc, hist).holds
+            assert pr.check_document_committed(doc, hist, [self.docs[key]], None).holds
 
 
 class InjectiveIdsMachine(MemoryDocMachine):
@@ -81,7 +82,10 @@ class InjectiveIdsMachine(MemoryDocMachine):
     def __init__(self) -> None:
         super().__init__()
         self.env = MerchantEnv(
-            self.sim, self.sim.tree("memory"), variant=Variant.of(INJECTIVE_IDS), casefold_paths=True
+            self.sim,
+            self.sim.tree("memory"),
+            variant=DESIGN.switches.fixed(INJECTIVE_IDS),
+            casefold_paths=True,
         )
 
     @rule(aid=MemoryDocMachine.agents, body=BODIES)

@@ -28,7 +28,7 @@ from systems.merchantbench.model import (
     trim_messages_to_token_budget,
 )
 from systems.merchantbench.policies import SavePolicy, ScriptedModel
-from systems.merchantbench.state import FaultSchedule, ReactConfig, Variant
+from systems.merchantbench.state import FaultSchedule, ReactConfig
 
 __all__ = [
     "FaultSchedule",
@@ -39,7 +39,6 @@ __all__ = [
     "RunRegistry",
     "SavePolicy",
     "ScriptedModel",
-    "Variant",
     "compaction_notice",
     "compaction_reminder",
     "estimate_tokens",

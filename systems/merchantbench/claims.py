@@ -1,520 +1,43 @@
-"""MerchantBench's failure modes (fidelity note section 5) as claims: the faithful design must yield a
-shrunk counterexample, the named minimal fix must hold under the same strategy.
+"""MerchantBench's failure modes (fidelity note section 5) as claims: declarations only.
 
-Claims use small windows (T, K, B in the hundreds or low thousands of estimated tokens) so that examples
-are a few short steps; the mechanics are the same as at the defaults.
+Each claim names its report records, its statement, its minimal fix and its off switch (switch names in
+``state.py``), its example type and its workload and driver (``drivers/``); the runner checks faithful
+(must fail, shrunk), fixed (must hold), off (the feature switched off, must fail) and combined (every fix
+on, must hold).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
-from hypothesis import strategies as st
-
-from sim.claims import FAITHFUL, Claim, Verdict, claim_factory
-from sim.engine import Simulation
-from sim.faults import Crash, FaultPlan, WriteFailed
-from sim.text import fact_token, observation
-from sim.tokens import count_tokens
-from systems.merchantbench import faults as fp
-from systems.merchantbench import properties as pr
-from systems.merchantbench.model import (
-    LEGACY_VERSION_MARKER,
-    TOOLS_JSON,
-    VERSION_MARKER,
-    MerchantEnv,
-    ReactAgent,
-    estimate_tokens,
-    message_token_estimate,
-)
-from systems.merchantbench.policies import SavePolicy, ScriptedModel
+from sim.claims import Claim, claim_factory
+from systems.merchantbench.drivers import context as cx
+from systems.merchantbench.drivers import documents as dd
 from systems.merchantbench.state import (
     ATOMIC_WRITE,
-    COMPACT_AFTER_SAVE,
+    COMPACTION_OFF,
+    DOCUMENTS_OFF,
+    EMPTY_REQUEST,
     FRAMED_VERSIONS,
     GROUP_TRIM,
+    HISTORY_OFF,
+    IDEMPOTENCY_OFF,
     INJECTIVE_IDS,
-    PIN_OBSERVATION,
     PROVIDER_BUDGET,
     RAW_NEWLINES,
+    READ_EMPTY,
     REDACT_RETRY_COPY,
+    REMINDER_OFF,
     RESET_PENDING_ON_425,
+    SAVE_BEFORE_COMPACT,
     TRACE_RECALL,
+    TRACES_OFF,
     TRIGGER_UNTRIMMED,
-    UNIQUE_CALL_KEYS,
-    FaultSchedule,
-    ReactConfig,
-    Reply,
-    StepResult,
-    ToolCall,
-    Variant,
+    UNIQUE_CALL_IDS,
 )
 
 SYSTEM = "merchantbench"
-SYSTEM_PROMPT = "You run a small online shop. Keep it solvent."
-BIG = 10**9
-#: What the provider counts besides the history (tool schemas plus the system message), in estimated
-#: tokens. Triggers sit above OVERHEAD + K: at or below it every hop after a compaction fires again (a
-#: reminder storm, which is upstream behaviour when T is configured that low).
-OVERHEAD = estimate_tokens(TOOLS_JSON) + message_token_estimate({"role": "system", "content": SYSTEM_PROMPT})
-T_SMALL, K_SMALL = OVERHEAD + 200, 100
-
-
-def _variant(variant: str, *fixes: str) -> Variant:
-    return Variant() if variant == FAITHFUL else Variant.of(*fixes)
-
-
-def _observations(sim: Simulation, sizes: list[Any], *, first_fact: int = 1) -> tuple[list[str], list[str]]:
-    """Observation texts for (chars, n_facts) pairs, and every fact id they carry."""
-    rng = sim.rng("merchantbench.claims.obs")
-    out, facts = [], []
-    n = first_fact
-    for t, (chars, n_facts) in enumerate(sizes):
-        toks = [fact_token(n + i, "amber") for i in range(n_facts)]
-        facts += [tok.split("=")[0] for tok in toks]
-        n += n_facts
-        out.append(f"Day 1, Hour {t}\n" + observation(rng, chars, toks))
-    return out, facts
-
-
-def _agent(
-    sim: Simulation,
-    variant: Variant,
-    model: Any,
-    config: ReactConfig,
-    *,
-    schedule: FaultSchedule | None = None,
-    exact: bool = False,
-    tree: Any = None,
-) -> ReactAgent:
-    env = MerchantEnv(sim, tree or sim.tree("memory"), variant=variant, schedule=schedule)
-    agent = ReactAgent(
-        sim,
-        env,
-        "agent_0",
-        model,
-        config=config,
-        variant=variant,
-        provider_tokenizer="cl100k" if exact else "estimate",
-        record_every=1 if exact else 0,
-    )
-    agent.keep_log = True
-    agent.brief(SYSTEM_PROMPT)
-    return agent
-
-
-def _run(
-    agent: ReactAgent, observations: list[str], needed: list[list[str]] | None = None
-) -> list[StepResult]:
-    out = []
-    for i, obs in enumerate(observations):
-        if agent.env.t != i:  # a 425 closed a hook: the step index moved on
-            pass
-        out.append(agent.run_step(obs, needed=(needed[i] if needed else ())))
-    return out
-
-
-_SIZES = st.lists(st.tuples(st.integers(0, 1500), st.integers(0, 2)), min_size=1, max_size=4)
-
-
-# -- 1. suffix eviction --------------------------------------------------------------------------------
-def _suffix_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "save": st.sampled_from(["never", "reminder", "every_k"]),
-            "k": st.integers(1, 3),
-            "steps": _SIZES,
-        }
-    )
-
-
-def _suffix_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, facts = _observations(sim, ex["steps"])
-    policy = SavePolicy(save=ex["save"], k=ex["k"])
-    agent = _agent(
-        sim,
-        _variant(variant, COMPACT_AFTER_SAVE),
-        policy,
-        ReactConfig(context_window=BIG, trigger=T_SMALL, keep=K_SMALL),
-    )
-    _run(agent, obs)
-    return pr.check_facts_recoverable(
-        facts, agent.history.msgs, agent.env.read_memory_doc("agent_0")["content"]
-    )
-
-
-# -- 2. orphaned read result ---------------------------------------------------------------------------
-def _orphan_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "budget": st.integers(40, 400),
-            "doc_chars": st.integers(0, 800),
-            "steps": st.lists(st.integers(0, 400), min_size=0, max_size=3),
-        }
-    )
-
-
-def _orphan_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, _ = _observations(sim, [(c, 0) for c in ex["steps"]])
-    obs.append(f"Day 1, Hour {len(obs)}\nQuestion: what is the value of FACT-0001?")
-    agent = _agent(
-        sim,
-        _variant(variant, GROUP_TRIM),
-        SavePolicy(read_on_probe=True),
-        ReactConfig(context_window=ex["budget"], trigger=BIG, keep=BIG),
-    )
-    rng = sim.rng("merchantbench.claims.doc")
-    agent.env.write_memory_doc("agent_0", fact_token(1, "teal") + " " + observation(rng, ex["doc_chars"], []))
-    _run(agent, obs)
-    return pr.check_read_results_delivered(agent.request_log, agent.act_log)
-
-
-# -- 3. a large save empties the history ---------------------------------------------------------------
-def _large_save_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "keep": st.integers(300, 360),
-            "write_chars": st.integers(0, 3000),
-            "prefix": st.lists(st.tuples(st.integers(0, 1200), st.integers(0, 2)), min_size=1, max_size=2),
-            "last": st.integers(0, 150),
-        }
-    )
-
-
-def _large_save_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, _ = _observations(sim, [*ex["prefix"], (ex["last"], 1)])
-    policy = SavePolicy(save="oversize", oversize_chars=ex["write_chars"])
-    config = ReactConfig(context_window=BIG, trigger=BIG, keep=ex["keep"], max_hops=4)
-    agent = _agent(sim, _variant(variant, GROUP_TRIM, PIN_OBSERVATION), policy, config)
-    _run(agent, obs[:-1])
-    # The trigger fires on the last step's first hop (the reported prompt tokens include the tool
-    # schemas, above K + 1) and not again after the compaction (the untrimmed estimate is then <= K).
-    agent.config = replace(config, trigger=ex["keep"] + 1)
-    agent.run_step(obs[-1])
-    return pr.check_compaction_keeps_history(sim.trace.data.ops)
-
-
-# -- 4. no provider-token ceiling ----------------------------------------------------------------------
-_KINDS = {"prose": None, "cjk": "价格库存订单客户供应商", "digits": "0123456789 "}
-
-
-def _text(sim: Simulation, kind: str, chars: int) -> str:
-    alphabet = _KINDS[kind]
-    if alphabet is None:
-        return observation(sim.rng("merchantbench.claims.prose"), chars, [])
-    rng = sim.rng(f"merchantbench.claims.{kind}")
-    return "".join(rng.choice(alphabet) for _ in range(chars))
-
-
-def _ceiling_strategy() -> Any:
-    floor = count_tokens(TOOLS_JSON) + count_tokens(SYSTEM_PROMPT) + 60
-    return st.fixed_dictionaries(
-        {
-            "window": st.integers(floor, floor + 1200),
-            "steps": st.lists(
-                st.tuples(st.sampled_from(sorted(_KINDS)), st.integers(0, 3000)), min_size=1, max_size=4
-            ),
-        }
-    )
-
-
-def _ceiling_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    agent = _agent(
-        sim,
-        _variant(variant, PROVIDER_BUDGET),
-        SavePolicy(),
-        ReactConfig(context_window=ex["window"], trigger=BIG, keep=BIG),
-        exact=True,
-    )
-    for t, (kind, chars) in enumerate(ex["steps"]):
-        agent.run_step(f"Day 1, Hour {t}\n" + _text(sim, kind, chars))
-    return pr.check_request_ceiling(sim.trace.data.requests, ex["window"])
-
-
-# -- 4b. silent slide: the reminder never fires --------------------------------------------------------
-def _slide_strategy() -> Any:
-    # Observation sizes from a small set: the history must outgrow B (about 8,000 characters of prose)
-    # before a trim drops anything, and the search has to find how many steps of which size get there.
-    size = st.sampled_from([0, 1000, 2000, 3000])
-    return st.fixed_dictionaries({"steps": st.lists(size, min_size=2, max_size=5)})
-
-
-def _slide_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, _ = _observations(sim, [(c, 0) for c in ex["steps"]])
-    agent = _agent(
-        sim,
-        _variant(variant, TRIGGER_UNTRIMMED),
-        SavePolicy(save="direct"),
-        ReactConfig(context_window=2000, trigger=2000, keep=1000),
-        exact=True,
-    )
-    _run(agent, obs)
-    return pr.check_no_silent_drop(agent.request_log)
-
-
-# -- 5. a 425 loses the reminder -----------------------------------------------------------------------
-def _stale_strategy() -> Any:
-    # Each step is (observation chars, facts, the act index a 425 lands on or None). Sizes come from a
-    # small set and a run has at least three steps (one to fill the window, one where the trigger fires,
-    # one to compact): the search must still line a 425 up with the step whose first hop fires.
-    step = st.tuples(st.sampled_from([0, 400, 800, 1500]), st.integers(0, 2), st.sampled_from([None, 0, 1]))
-    return st.fixed_dictionaries(
-        {
-            "save": st.sampled_from(["never", "direct"]),
-            "steps": st.lists(step, min_size=3, max_size=5),
-        }
-    )
-
-
-def _stale_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, _ = _observations(sim, [(c, f) for c, f, _ in ex["steps"]])
-    schedule = FaultSchedule(
-        act=tuple((t, a, 425) for t, (_, _, a) in enumerate(ex["steps"]) if a is not None)
-    )
-    agent = _agent(
-        sim,
-        _variant(variant, RESET_PENDING_ON_425),
-        SavePolicy(save=ex["save"]),
-        ReactConfig(context_window=BIG, trigger=T_SMALL, keep=K_SMALL),
-        schedule=schedule,
-    )
-    for o in obs:
-        agent.run_step(o)
-    return pr.check_compactions_saw_reminder(sim.trace.data.ops)
-
-
-# -- 6. failed act, then a forced end-of-step that compacts --------------------------------------------
-def _forced_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "eos_first": st.booleans(),
-            "steps": _SIZES,
-            "faults": st.lists(
-                st.tuples(st.integers(0, 3), st.integers(0, 2), st.sampled_from([400, 500])), max_size=2
-            ),
-        }
-    )
-
-
-def _forced_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, _ = _observations(sim, ex["steps"])
-    schedule = FaultSchedule(act=tuple((t, a, s) for t, a, s in ex["faults"]))
-    agent = _agent(
-        sim,
-        _variant(variant, COMPACT_AFTER_SAVE),
-        SavePolicy(save="direct", eos_first=ex["eos_first"]),
-        ReactConfig(context_window=BIG, trigger=T_SMALL, keep=K_SMALL),
-        schedule=schedule,
-    )
-    for o in obs:
-        agent.run_step(o)
-    return pr.check_no_compaction_after_failed_write(sim.trace.data.ops)
-
-
-# -- 7. a reused call id -------------------------------------------------------------------------------
-def _reuse_strategy() -> Any:
-    write = st.tuples(
-        st.sampled_from(["call_a", "call_b", None]), st.sampled_from(["alpha", "beta", "gamma"])
-    )
-    return st.fixed_dictionaries({"writes": st.lists(write, min_size=1, max_size=4)})
-
-
-def _reuse_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    script = {
-        (0, hop): Reply(tool_calls=(ToolCall("write_memory_doc", json.dumps({"content": c}), cid),))
-        for hop, (cid, c) in enumerate(ex["writes"])
-    }
-    agent = _agent(
-        sim,
-        _variant(variant, UNIQUE_CALL_KEYS),
-        ScriptedModel(script),
-        ReactConfig(context_window=BIG, trigger=BIG, keep=BIG),
-    )
-    agent.run_step("Day 1, Hour 0\nstock check")
-    sent = [
-        json.loads(c["function"]["arguments"])["content"]
-        for _, _, calls, _, _ in agent.act_log
-        for c in calls
-        if c["function"]["name"] == "write_memory_doc"
-    ]
-    doc = agent.env.read_memory_doc("agent_0")["content"]
-    return pr.check_writes_applied(sent, doc, agent.env.memory_versions("agent_0"))
-
-
-# -- 8. Forbidden erases a memory read -----------------------------------------------------------------
-def _forbidden_strategy() -> Any:
-    # Each step is (a probe for FACT-0001?, the LLM call a Forbidden lands on or None).
-    step = st.tuples(st.booleans(), st.sampled_from([None, 0, 1, 2]))
-    return st.fixed_dictionaries({"domain": st.booleans(), "steps": st.lists(step, min_size=1, max_size=3)})
-
-
-def _forbidden_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    schedule = FaultSchedule(
-        llm=tuple((t, c, "forbidden") for t, (_, c) in enumerate(ex["steps"]) if c is not None)
-    )
-    agent = _agent(
-        sim,
-        _variant(variant, REDACT_RETRY_COPY),
-        SavePolicy(read_on_probe=True, domain_calls=ex["domain"]),
-        ReactConfig(context_window=BIG, trigger=BIG, keep=BIG),
-        schedule=schedule,
-    )
-    agent.env.write_memory_doc("agent_0", "# Notes\n- " + fact_token(1, "teal") + "\n")
-    for t, (probe, _) in enumerate(ex["steps"]):
-        q = "Question: what is the value of FACT-0001?" if probe else "quiet hour"
-        agent.run_step(f"Day 1, Hour {t}\n{q}")
-    return pr.check_tool_results_intact(
-        agent.history.msgs, (text for _, _, text in agent.env.results_log), names=("read_memory_doc",)
-    )
-
-
-# -- 9. agent ids alias (documents) --------------------------------------------------------------------
-_IDS = st.one_of(
-    st.sampled_from(["agent_0", "agent 0", "agent:0", "_agent_0_", "Agent_0", "José", "Josè", "../x", "x"]),
-    st.text(alphabet="aA0_ .:/-é🙂", max_size=5),
-)
-
-
-def _alias_strategy() -> Any:
-    return st.fixed_dictionaries({"a": _IDS, "b": _IDS, "casefold": st.booleans()})
-
-
-def _alias_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    if ex["a"] == ex["b"]:
-        return Verdict.ok("same id")
-    env = MerchantEnv(
-        sim, sim.tree("memory"), variant=_variant(variant, INJECTIVE_IDS), casefold_paths=ex["casefold"]
-    )
-    env.write_memory_doc(ex["a"], "note of A")
-    env.write_memory_doc(ex["b"], "note of B")
-    reads = {
-        ex["a"]: env.read_memory_doc(ex["a"])["content"],
-        ex["b"]: env.read_memory_doc(ex["b"])["content"],
-    }
-    return pr.check_documents_isolated(reads, {ex["a"]: "note of A", ex["b"]: "note of B"})
-
-
-# -- 9b. index aliasing: one agent's document is another's history -------------------------------------
-def _index_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "base": st.sampled_from(["agent_0", "agent 0", "x"]),
-            "suffix": st.sampled_from(["", ".md", ".history", " history", ".history.md", "_history", "."]),
-        }
-    )
-
-
-def _index_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    b, a = ex["base"], ex["base"] + ex["suffix"]
-    if a == b:
-        return Verdict.ok("same id")
-    env = MerchantEnv(sim, sim.tree("memory"), variant=_variant(variant, INJECTIVE_IDS))
-    env.write_memory_doc(b, "note of B")
-    path = env.memory_history_path(b)
-    before = env.tree.read_bytes(path)
-    env.write_memory_doc(a, "junk")
-    after = env.tree.read_bytes(path) if env.tree.exists(path) else b""
-    return pr.check_history_append_only(before, after)
-
-
-# -- 10. version numbers inflate -----------------------------------------------------------------------
-_PIECES = [
-    "notes",
-    "\n",
-    VERSION_MARKER + "9 -->",
-    LEGACY_VERSION_MARKER + "1 -->",
-    "## Memory version 5",
-    "<!-- merchantbench-memory-version",
-]
-
-
-def _version_strategy() -> Any:
-    body = st.lists(st.sampled_from(_PIECES), max_size=3).map("".join)
-    return st.fixed_dictionaries({"bodies": st.lists(body, min_size=1, max_size=4)})
-
-
-def _version_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    from systems.merchantbench.model import parse_history_entries
-
-    env = MerchantEnv(sim, sim.tree("memory"), variant=_variant(variant, FRAMED_VERSIONS))
-    for body in ex["bodies"]:
-        env.write_memory_doc("agent_0", body)
-    data = env.tree.read_bytes(env.memory_history_path("agent_0"))
-    return pr.check_versions_consecutive([v for v, _ in parse_history_entries(data)])
-
-
-# -- 11. overwrite then append is not transactional ----------------------------------------------------
-_POINTS = [
-    f"crash@{fp.WRITE_DOC_PARTIAL}",
-    f"crash@{fp.WRITE_DOC_AFTER_DOCUMENT}",
-    f"fail@{fp.WRITE_DOC_HISTORY_APPEND}",
-    f"crash@{fp.WRITE_DOC_BEFORE_REPLACE}",
-]
-
-
-def _txn_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "writes": st.lists(st.sampled_from(["alpha", "beta", "gamma delta"]), min_size=1, max_size=3),
-            "fault": st.sampled_from(_POINTS),
-            "nth": st.integers(1, 3),
-        }
-    )
-
-
-def _txn_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    sim.faults = FaultPlan.parse([f"{ex['fault']}#{ex['nth']}"])
-    env = MerchantEnv(sim, sim.tree("memory"), variant=_variant(variant, ATOMIC_WRITE))
-    for body in ex["writes"]:
-        try:
-            env.write_memory_doc("agent_0", body)
-        except (Crash, WriteFailed):
-            break
-    doc_path, hist_path = env.memory_doc_path("agent_0"), env.memory_history_path("agent_0")
-    doc = env.tree.read_bytes(doc_path) if env.tree.exists(doc_path) else None
-    hist = env.tree.read_bytes(hist_path) if env.tree.exists(hist_path) else b""
-    return pr.check_document_committed(doc, hist)
-
-
-# -- 12. CRLF not preserved ----------------------------------------------------------------------------
-def _crlf_strategy() -> Any:
-    return st.fixed_dictionaries({"content": st.text(alphabet="ab\r\n é", max_size=8)})
-
-
-def _crlf_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    env = MerchantEnv(sim, sim.tree("memory"), variant=_variant(variant, RAW_NEWLINES))
-    w = env.write_memory_doc("agent_0", ex["content"])
-    return pr.check_roundtrip(ex["content"], env.read_memory_doc("agent_0"), w)
-
-
-# -- 13. evicted turns never come back from traces -----------------------------------------------------
-def _recall_strategy() -> Any:
-    return st.fixed_dictionaries(
-        {
-            "steps": st.lists(st.tuples(st.integers(0, 1500), st.integers(0, 1)), min_size=1, max_size=4),
-            "probe": st.integers(0, 3),
-        }
-    )
-
-
-def _recall_check(sim: Simulation, ex: dict[str, Any], variant: str) -> Verdict:
-    obs, facts = _observations(sim, ex["steps"])
-    if not facts:
-        return Verdict.ok("no facts")
-    fid = facts[min(ex["probe"], len(facts) - 1)]
-    obs.append(f"Day 1, Hour {len(obs)}\nQuestion: what is the value of {fid}?")
-    agent = _agent(
-        sim,
-        _variant(variant, TRACE_RECALL),
-        SavePolicy(),
-        ReactConfig(context_window=BIG, trigger=T_SMALL, keep=K_SMALL),
-        exact=True,
-    )
-    needed = [[] for _ in obs[:-1]] + [[fid]]
-    _run(agent, obs, needed)
-    return pr.check_probe_in_context(sim.trace.data.requests, facts)
 
 
 def _brief(ex: Any) -> str:
@@ -524,145 +47,218 @@ def _brief(ex: Any) -> str:
 
 _claim = claim_factory(SYSTEM, summarize=_brief)
 
+_SAVE_FIX = (
+    f"{SAVE_BEFORE_COMPACT}: the compaction waits for a save in its cycle; a step that ends without one "
+    "makes the agent save what the trim drops (read, then write the document back with it appended) "
+    "before compacting at the next step"
+)
 
 CLAIMS: list[Claim] = [
     _claim(
         "suffix-eviction",
         ("RT-RTE-context-trim", "MEM-OBJ-history", "MEM-RTE-document-write"),
-        "A fact observed but not saved is evicted by the suffix trim: after compaction it is in neither "
-        "the history nor the memory document (compaction follows any successful act, even a read).",
-        f"{COMPACT_AFTER_SAVE}: keep the compaction pending until a write_memory_doc succeeds in the cycle",
-        _suffix_strategy,
-        _suffix_check,
+        "A fact observed but not saved is evicted by the suffix trim: the compaction (which follows any "
+        "successful act, even a read or an end-of-step) drops it from the history, and it is not in the "
+        "memory document. Property: every reminder is followed by a compaction by the next step, and no "
+        "compaction drops a fact that is then in neither the history nor the document.",
+        _SAVE_FIX,
+        cx.suffix_strategy,
+        cx.suffix_check,
+        fixes=(SAVE_BEFORE_COMPACT,),
+        off=(COMPACTION_OFF,),
+        example_type=cx.SuffixExample,
     ),
     _claim(
         "orphaned-read-result",
         ("RT-RTE-context-trim", "MEM-RTE-document-read"),
-        "Right after a read_memory_doc the trim can keep the tool result but not its assistant call, then "
-        "drop it as a leading tool message: the model never sees the document.",
-        f"{GROUP_TRIM}: trim call/result groups atomically; truncate an oversized newest group",
-        _orphan_strategy,
-        _orphan_check,
+        "Right after a read_memory_doc the trim at B can keep the tool result but not its assistant call, "
+        "then drop it as a leading tool message: the model never sees the document. Property: the request "
+        "after a successful read shows the step's question and the document's fact in the read's result, "
+        "after its call.",
+        f"{GROUP_TRIM}: trim whole call/result groups, always keep the latest observation, and cut the "
+        "newest group's results to fit instead of dropping them",
+        cx.orphan_strategy,
+        cx.orphan_check,
+        fixes=(GROUP_TRIM,),
+        off=(READ_EMPTY,),
+        example_type=cx.OrphanExample,
     ),
     _claim(
         "large-save-empties-history",
         ("RT-RTE-context-trim", "MEM-OBJ-history"),
         "The compaction right after a large write_memory_doc empties the history: once the write call "
         "costs more than K minus its result, only the result fits and it is dropped as a leading tool "
-        "message, so history becomes [] (the step's observation, the reminder and the save are all gone).",
-        f"{GROUP_TRIM}+{PIN_OBSERVATION}: group-atomic trim with a guaranteed tail holding the observation",
-        _large_save_strategy,
-        _large_save_check,
+        "message, so history becomes [] (the step's observation, the reminder and the save are all gone). "
+        "Property: every reminder is followed by a compaction, and each leaves the step's observation in a "
+        "history within K (plus the user messages it keeps).",
+        f"{GROUP_TRIM}: group-atomic trim that always keeps the latest observation",
+        cx.large_save_strategy,
+        cx.large_save_check,
+        fixes=(GROUP_TRIM,),
+        off=(COMPACTION_OFF,),
+        example_type=cx.LargeSaveExample,
     ),
     _claim(
         "no-provider-ceiling",
         ("RT-RTE-context-trim", "RT-CMP-openai-model"),
         "Requests have no provider-token ceiling: B bounds only the chars/4 estimate of the trimmed "
-        "history, so a request's exact provider count exceeds the window B (the system prompt and tool "
-        "schemas come on top; CJK and digits, which the estimate undercounts, and a lone message over B, "
-        "which is always kept, overflow further).",
+        "history, so a request's exact provider count exceeds the window (the system prompt and the "
+        "4,127-token tool schemas come on top; CJK and digits, which the estimate undercounts, and a lone "
+        "message over B, which is always kept, overflow further). Property: every request is within the "
+        "window and shows its step's observation (whole or a clipped prefix).",
         f"{PROVIDER_BUDGET}: trim in provider tokens to window - system - tools - reserve, clip a lone "
         "oversized message",
-        _ceiling_strategy,
-        _ceiling_check,
+        cx.ceiling_strategy,
+        cx.ceiling_check,
+        fixes=(PROVIDER_BUDGET,),
+        off=(EMPTY_REQUEST,),
+        example_type=cx.CeilingExample,
     ),
     _claim(
         "silent-slide",
         ("RT-RTE-context-trim", "RT-RTE-react-loop"),
-        "With T = B and prose the provider counts fewer tokens than the estimate, so the reported prompt "
-        "tokens of a request trimmed to B stay below T: the reminder never fires and the window slides.",
+        "With T = B above about 27,000 and prose, the provider counts fewer tokens than the estimate, so "
+        "the reported prompt tokens of a request trimmed to B stay below T even with the tool schemas: "
+        "the reminder never fires and the window slides. Property: each request keeps its history within "
+        "B, and one that leaves history out shows a reminder.",
         f"{TRIGGER_UNTRIMMED}: fire on max(reported prompt tokens, untrimmed history estimate) with T <= B",
-        _slide_strategy,
-        _slide_check,
+        cx.slide_strategy,
+        cx.slide_check,
+        fixes=(TRIGGER_UNTRIMMED,),
+        off=(REMINDER_OFF,),
+        example_type=cx.SlideExample,
     ),
     _claim(
         "reminder-lost-on-425",
         ("RT-RTE-react-loop", "RT-RTE-act-gate"),
         "A 425 truncates history to the pre-observation length, removing the reminder, but pending stays "
-        "set: the next successful act compacts although the model never saw the reminder.",
+        "set: the next successful act compacts although the model never saw the reminder. Property: every "
+        "reminder is followed by a compaction by the next step, and each compaction follows a request that "
+        "showed the reminder.",
         f"{RESET_PENDING_ON_425}: after a 425 clear pending so the reminder is re-issued",
-        _stale_strategy,
-        _stale_check,
+        cx.stale_strategy,
+        cx.stale_check,
+        fixes=(RESET_PENDING_ON_425,),
+        off=(REMINDER_OFF,),
+        example_type=cx.StaleExample,
     ),
     _claim(
         "forced-eos-compacts",
         ("RT-RTE-react-loop", "MEM-RTE-document-write"),
         "After the reminder a write attempt fails (400 end_of_step_must_be_last, 500); the forced "
-        "end-of-step succeeds and compaction runs without the write.",
-        f"{COMPACT_AFTER_SAVE}: keep the compaction pending until a write succeeds",
-        _forced_strategy,
-        _forced_check,
+        "end-of-step succeeds and compaction runs without the write, dropping unsaved facts. Property: as "
+        "suffix-eviction's (compactions happen, none drops a fact that is then nowhere).",
+        _SAVE_FIX,
+        cx.forced_strategy,
+        cx.forced_check,
+        fixes=(SAVE_BEFORE_COMPACT,),
+        off=(COMPACTION_OFF,),
+        example_type=cx.ForcedExample,
     ),
     _claim(
         "reused-call-id",
         ("RT-CLM-http-controls", "MEM-RTE-document-write"),
         "A provider that reuses a call id within a step gets a 409 (different content: the write is lost "
-        "and the step force-ended) or a silent replay (same content: no history entry).",
-        f"{UNIQUE_CALL_KEYS}: idempotency keys unique per call (act sequence in the key)",
-        _reuse_strategy,
-        _reuse_check,
+        "and the step force-ended) or a silent replay (same content: no history entry). Property: every "
+        "write the model sends lands exactly once, also when a request is resent after a lost response.",
+        f"{UNIQUE_CALL_IDS}: the agent renames a call id it already sent in the step; the server's "
+        "idempotency stays and absorbs resent requests",
+        cx.reuse_strategy,
+        cx.reuse_check,
+        fixes=(UNIQUE_CALL_IDS,),
+        off=(IDEMPOTENCY_OFF,),
+        example_type=cx.ReuseExample,
     ),
     _claim(
         "forbidden-erases-read",
         ("RT-RTE-react-loop", "MEM-RTE-document-read"),
         "A Forbidden response permanently overwrites the last tool group in history with the redaction "
-        "content, whatever caused it: a read_memory_doc result there is lost for the rest of the run.",
+        "content, whatever caused it: a read_memory_doc result there is lost for the rest of the run. "
+        "Property: after a read, every later request (the Forbidden retry excepted) shows the document's "
+        "fact, and read results in history are the server's.",
         f"{REDACT_RETRY_COPY}: redact only the retry's copy of the request",
-        _forbidden_strategy,
-        _forbidden_check,
+        cx.forbidden_strategy,
+        cx.forbidden_check,
+        fixes=(REDACT_RETRY_COPY,),
+        off=(READ_EMPTY,),
+        example_type=cx.ForbiddenExample,
     ),
     _claim(
         "id-aliasing",
         ("MEM-OBJ-memory-doc",),
         "Distinct agent ids map to one document (agent 0 / agent_0, José / Josè, ../x / x, and "
-        "Agent_0 / agent_0 on a case-insensitive filesystem): one agent reads the other's notes.",
+        "Agent_0 / agent_0 on a case-insensitive filesystem): one agent reads the other's notes. Property: "
+        "each agent reads back what it wrote.",
         f"{INJECTIVE_IDS}: injective, case-safe percent-escaping plus a separate history directory",
-        _alias_strategy,
-        _alias_check,
+        dd.alias_strategy,
+        dd.alias_check,
+        fixes=(INJECTIVE_IDS,),
+        off=(DOCUMENTS_OFF,),
+        example_type=dd.AliasExample,
     ),
     _claim(
         "index-aliasing",
         ("MEM-OBJ-memory-doc", "MEM-OBJ-memory-history"),
         "Agent id 'agent_0.history' writes its document to agent_0's history file, replacing the "
-        "archive (and agent_0's next version is 1 again).",
+        "archive (and agent_0's next version is 1 again). Property: each agent's history holds exactly "
+        "its own writes and only grows.",
         f"{INJECTIVE_IDS}: injective encoding ('.' escaped) and a separate history directory",
-        _index_strategy,
-        _index_check,
+        dd.index_strategy,
+        dd.index_check,
+        fixes=(INJECTIVE_IDS,),
+        off=(HISTORY_OFF,),
+        example_type=dd.IndexExample,
     ),
     _claim(
         "version-inflation",
         ("MEM-OBJ-memory-history",),
         "Versions are 1 + substring counts of the markers anywhere in the history file, so a body "
-        "containing a marker inflates every later version number.",
+        "containing a marker inflates every later version number. Property: the history holds one entry "
+        "per write, labelled 1..n, with the written bodies.",
         f"{FRAMED_VERSIONS}: count framed entries (headers plus byte lengths), not substrings",
-        _version_strategy,
-        _version_check,
+        dd.version_strategy,
+        dd.version_check,
+        fixes=(FRAMED_VERSIONS,),
+        off=(HISTORY_OFF,),
+        example_type=dd.VersionExample,
     ),
     _claim(
         "overwrite-then-append",
         ("MEM-RTE-document-write", "MEM-OBJ-memory-history"),
         "The document is truncated and rewritten before the history append, with no rollback: a crash "
-        "or failure between (or during) leaves a document no history entry records.",
+        "or failure between (or during) leaves a document no history entry records. Property: the "
+        "document is the last committed write (or the interrupted one) and is recorded in the history.",
         f"{ATOMIC_WRITE}: append the history entry first, then temp file + os.replace for the document",
-        _txn_strategy,
-        _txn_check,
+        dd.txn_strategy,
+        dd.txn_check,
+        fixes=(ATOMIC_WRITE,),
+        off=(DOCUMENTS_OFF,),
+        example_type=dd.TxnExample,
     ),
     _claim(
         "crlf-not-preserved",
         ("MEM-RTE-document-read",),
         "read_memory_doc uses universal newlines: a written '\\r\\n' or '\\r' comes back as '\\n' with a "
-        "different byte count.",
+        "different byte count. Property: a read returns exactly what was written, with its byte count.",
         f"{RAW_NEWLINES}: newline='' on read",
-        _crlf_strategy,
-        _crlf_check,
+        dd.crlf_strategy,
+        dd.crlf_check,
+        fixes=(RAW_NEWLINES,),
+        off=(DOCUMENTS_OFF,),
+        example_type=dd.CrlfExample,
     ),
     _claim(
         "traces-not-reloaded",
         ("MEM-OBJ-step-traces", "MEM-RTE-trace-inspection", "MEM-CLM-telemetry-limits"),
         "Evicted turns stay in the server's step traces but are never reloaded: a later probe for an "
-        "evicted fact finds it in t_NNNNN.json and not in the request.",
-        f"{TRACE_RECALL}: on a probe whose fact is out of context, reload matching turns from the traces",
-        _recall_strategy,
-        _recall_check,
+        "evicted fact finds it in t_NNNNN.json and not in the request. Property: a probe's first request "
+        "holds the fact it asks for.",
+        f"{TRACE_RECALL}: when an observation names a fact id the request would not show, look it up in "
+        "the step traces and add the fact tokens found",
+        cx.recall_strategy,
+        cx.recall_check,
+        fixes=(TRACE_RECALL,),
+        off=(TRACES_OFF,),
+        example_type=cx.RecallExample,
     ),
 ]

@@ -10,6 +10,7 @@ T_MEM = "tests/test_merchantbench_memory.py"
 T_REACT = "tests/test_merchantbench_react.py"
 T_PROP = "tests/test_merchantbench_properties.py"
 T_CLAIMS = "tests/test_claims_registry.py"
+T_FID = "tests/test_merchantbench_fidelity.py"
 
 
 def _claim(cid: str) -> str:
@@ -99,6 +100,12 @@ OPERATIONS: list[Operation] = [
         "observation, hops of trigger/request/LLM/act; 425 truncation; forced end-of-step paths",
     ),
     Operation("_remember_act", ("MEM-OBJ-history",), "EOS-only acts keep just the assistant content"),
+    Operation(
+        "server outage, crash, restart and agent respawn",
+        ("MEM-OBJ-history", "RT-RTE-react-loop", "RT-OBJ-system-brief"),
+        "a ConnectionError escapes the step; the [step-crash] EOS fails too, the agent exits; the respawned "
+        "process starts with an empty history (and, against a live Environment, no brief)",
+    ),
     Operation("_sanitize_message_for_llm", ("RT-RTE-react-loop",), "tool-call arguments fixed in a copy"),
     Operation(
         "Forbidden redaction",
@@ -116,26 +123,49 @@ NOT_MODELED: list[str] = [
     "Simulator domain state (products, orders, cash), observation assembly, scoring and leaderboards: the "
     "workload supplies the observation text.",
     "Snapshots, dashboard replay and SQLite rehydration (MEM-CLM-state-boundary): none restores "
-    "ReAct history.",
+    "ReAct history. A server restart is modeled as a rehydrated Environment at the same tick with its "
+    "files and idempotency cache; what else rehydration restores (domain state) is not.",
     "External Hermes: profile preparation, compression and skills (RT-RTE-hermes-launch); only the state.db "
     "reader and the tool denylist of the Hermes overlay are modeled.",
-    "Hosted evaluation (RT-RTE-hosted-eval) and the human playground editor (same document routes).",
+    "Hosted evaluation (RT-RTE-hosted-eval).",
+    "The human playground's edits of the memory document (MEM-RTE-document-write's alternate admission "
+    "path; Corrections 13, unverified): its write path and its interleaving with agent writes were not read "
+    "in upstream's code. The playground's per-step read goes through the same read_memory_doc.",
     "Worker threads, the bootstrap process, leases and PRAGMA wal_checkpoint: a run stops cleanly or is "
     "'stuck'.",
     "env.lock contention: SimPy runs one process at a time, so every /act is already serialized.",
     "Chat-template tokens: the provider count is cl100k of role, content and tool-call name/arguments per "
     "message, plus the system prompt and the tool schemas' canonical JSON.",
-    "Claude cache breakpoints and extra_body: the system prompt is counted but not sent as a message.",
-    "A Crash inside /act is reported to the agent as HTTP 500 (the server restarted); no process restart.",
+    "Claude models: cache breakpoints and extra_body (the system prompt is counted but not sent as a "
+    "message), and the act context's estimate over the breakpoint copies.",
     "Directory fsyncs and case-insensitive filesystems other than by the casefold_paths switch.",
     "Legacy realshop history entries are assumed to share the current entry framing (framed-versions fix).",
     "Multi-agent hooks beyond 'the hook closes when every agent ended its step'.",
-    "max_steps and CLI/env overrides of B, T, K: they are ReactConfig fields.",
+    "max_steps, activation_period and CLI/env overrides of B, T, K: they are ReactConfig fields.",
     "The 50 ms wait between delete_run's 12 removal attempts (delete_run is a synchronous call).",
     "max_hook_seconds: a hook that closes on time is an injected 425 from the FaultSchedule.",
     "Flask's <agent_id> route converter (ids with '/' unreachable over HTTP): the model accepts any id.",
-    "The simulator's domain tools beyond query_balance (TOOL_SCHEMAS is a four-tool stand-in; upstream's "
-    "schema texts are not in the note, so the descriptions are paraphrases).",
+    "The domain tools' parameters and handlers (RT-OBJ-tool-registry): the published schema keeps "
+    "upstream's 26 tool names and order and its size (4,127 cl100k tokens, knob schema_tokens), with filler "
+    'descriptions and no parameters for the 22 domain tools; a call to one returns {"ok": true}. By the '
+    "design's chars/4 estimate the stand-in is 4,661 tokens, upstream's 4,302 (the estimate-counting "
+    "provider's reported tokens are 359 higher per request); cl100k counts are equal.",
+    "register() and its capabilities (framework, model, version, the window/trigger/keep/hops extras, "
+    "runtime_health_version 1 and runtime_health_capabilities): registration carries no memory and changes "
+    "no request.",
+    "token_usage on each act and record_usage (/usage) for delayed auxiliary usage, with cached-token "
+    "accounting (prompt_tokens_details.cached_tokens): cost telemetry only; the trigger reads "
+    "usage.prompt_tokens, which includes cached tokens, as modeled. Turn records carry token_usage {}.",
+    "Failed-act runtime events (every /act answered >= 400 is logged as {status, error}): telemetry "
+    "outside the memory the agent reads.",
+    "Client-supplied tool messages (runtime_historical) and non-env tool_origin calls in /act payloads, "
+    "and skipping env calls whose result is already in the payload: the ReAct baseline sends only "
+    "[*pre_assistant, assistant] with env calls, so these paths never arise; the modeled server rejects a "
+    "client tool message with 400.",
+    "The idempotency cache's file (agent/idem_cache.json): the cache is an in-memory LRU of 256 keys that "
+    "survives a server restart, as the persisted file makes it.",
+    "Observation long-poll timeouts (408 retried) and the observation cache: the observation is the "
+    "workload's text for the open hook.",
 ]
 
 DIFFERENCES: list[str] = [
@@ -148,8 +178,9 @@ DIFFERENCES: list[str] = [
     "The report says there is no provider-token ceiling; the note adds that the trigger may never fire "
     "(silent slide) depending on the provider's tokenizer: modeled as ReactAgent(provider_tokenizer=...). "
     "With English prose and cl100k the reported tokens of a request trimmed to B stay near 0.84*B plus the "
-    "schemas, below T = B for B above about 2,000: in the benchmark adapter the reminder fires only after "
-    "a lone observation over B (tests/test_merchantbench_properties.py adapter tests).",
+    "4,127-token schemas, below T = B for B above about 27,000: in the benchmark adapter at B = 40,000 "
+    "the reminder fires only after a lone observation over B (tests/test_merchantbench_properties.py "
+    "adapter tests); at B = 8,000 the schemas alone are half the window and it fires every few steps.",
     "Silent-slide fix: the note suggests T below the provider budget; that alone still drops silently when "
     "the next message is large (kept total far below T). The model's fix fires on max(reported tokens, "
     "untrimmed history estimate) with T <= B, which warns before any trim drops.",
@@ -192,6 +223,7 @@ COVERAGE: dict[str, Coverage] = {
             f"{T_PURE}::test_incremental_trim_equals_upstream_trim",
             f"{T_REACT}::test_history_ledger_matches_a_recount",
             f"{T_REACT}::test_no_tool_call_becomes_eos_and_only_content_is_kept",
+            f"{T_FID}::test_10_a_server_still_down_kills_the_agent_and_the_respawn_starts_empty",
             _claim("suffix-eviction"),
             _claim("large-save-empties-history"),
         ),
@@ -273,8 +305,11 @@ COVERAGE: dict[str, Coverage] = {
         ),
     ),
     "RT-OBJ-system-brief": Coverage(
-        ("ReactAgent.system_prompt",),
-        (f"{T_REACT}::test_system_prompt_outside_history_and_first_brief_only",),
+        ("ReactAgent.system_prompt", "MerchantEnv.deliver_observation (brief once per live env)"),
+        (
+            f"{T_REACT}::test_system_prompt_outside_history_and_first_brief_only",
+            f"{T_FID}::test_9_system_prompt_comes_from_the_first_brief_even_empty",
+        ),
     ),
     "RT-OBJ-tool-registry": Coverage(
         ("model.TOOL_SCHEMAS", "MerchantEnv.offered_tools", "MerchantEnv.tool_denylist"),

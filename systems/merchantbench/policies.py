@@ -35,7 +35,7 @@ from systems.merchantbench.model import is_maintenance, provider_text
 from systems.merchantbench.state import Reply, ToolCall
 
 SAVE_POLICIES = ("never", "reminder", "direct", "every_k", "oversize")
-_QUESTION = re.compile(r"Question: what is the value of (FACT-\d{4})\?")
+_QUESTION = re.compile(r"Question: what is the value of (FACT-\d{4,})\?")
 
 
 def visible_fact_tokens(messages: list[dict[str, Any]]) -> list[str]:
@@ -113,7 +113,7 @@ class SavePolicy:
     def respond(self, agent: Any, messages: list[dict[str, Any]], t: int, hop: int) -> Reply:
         """The reply to one request: a tool call, or text with no tool calls (the loop turns it into an
         end-of-step)."""
-        body = [m for m in messages if m.get("role") != "system"]
+        body = messages[1:] if messages and messages[0].get("role") == "system" else messages
         last_user, last_obs, tail = _step_tail(body)
         done = _done(tail)
         if "write_memory_doc" not in done and self._saving_now(last_user, t):

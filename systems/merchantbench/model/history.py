@@ -1,0 +1,415 @@
+"""The ReAct baseline's process-local history (MEM-OBJ-history): incremental cost ledger, the suffix trim
+over cached costs, the reminder and notice texts, and the fixed variants' group-atomic trim.
+
+Upstream: ``agent/baselines/react_160k_compact_30k.py`` (``self.history``, ``_compaction_reminder``,
+``_compaction_notice``, ``_trim_messages_to_token_budget``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sim.text import extract_facts
+from sim.tokens import count_tokens_uncached
+from systems.merchantbench.model.constants import MAINTENANCE_PREFIX
+from systems.merchantbench.model.estimate import (
+    message_token_estimate,
+    provider_text,
+    sanitize_message_for_llm,
+)
+
+
+def compaction_reminder(trigger: int, keep: int) -> str:
+    """The pending-path reminder (a user message)."""
+    return (
+        f"{MAINTENANCE_PREFIX}\nConversation reached the {trigger:,}-token limit. After this turn, history "
+        f"will be compacted to the latest ~{keep:,} estimated tokens. Call write_memory_doc now if "
+        "important details should be kept."
+    )
+
+
+def compaction_notice(trigger: int, keep: int) -> str:
+    """The immediate-path notice (a user message; no write tool offered)."""
+    return (
+        f"{MAINTENANCE_PREFIX}\nConversation reached the {trigger:,}-token limit. History was compacted "
+        f"to the latest ~{keep:,} estimated tokens."
+    )
+
+
+def is_maintenance(message: dict[str, Any]) -> bool:
+    """Whether *message* is a compaction reminder or notice."""
+    c = message.get("content")
+    return message.get("role") == "user" and isinstance(c, str) and c.startswith(MAINTENANCE_PREFIX)
+
+
+def part_kind(message: dict[str, Any]) -> str:
+    """A request part's kind for the trace's ``tokens_by_kind``: ``memory`` (a ``read_memory_doc``
+    result), ``reminder`` (a compaction reminder or notice), else ``message``."""
+    if message.get("role") == "tool" and message.get("name") == "read_memory_doc":
+        return "memory"
+    return "reminder" if is_maintenance(message) else "message"
+
+
+_facts_of = extract_facts.__wrapped__  # uncached: the history caches each message's facts itself
+
+
+class History:
+    """``self.history`` (MEM-OBJ-history) with everything a hop needs kept as it changes, so a hop costs
+    what it adds, not what it keeps:
+
+    * each message's estimated cost, once, with running prefix sums: the trim at any budget is a bisection
+      (:meth:`trim_start`), the untrimmed total a subtraction;
+    * the sanitized form sent to the provider (the same object unless its tool-call arguments change);
+    * each message's exact cl100k count and fact ids, measured once on first use (its provider text is
+      built for that and not kept), with running prefix sums of the counts (:meth:`exact_sum`);
+    * the positions of reminders and memory reads (:meth:`has_maintenance`, :meth:`kind_tokens`) and the
+      fact ids of the last window asked for (:meth:`facts`), kept as a sliding count.
+
+    Indices are list positions; ``base`` is the absolute position of ``msgs[0]`` (messages dropped from
+    the front move it), so positions kept outside the list stay valid across a compaction. Provider texts
+    are cached only for the last window asked for (:meth:`parts`), so the history is held once.
+    """
+
+    __slots__ = (
+        "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_fx", "_parts", "_special", "_wfacts", "_win",
+        "base", "costs", "kinds", "msgs", "sent",
+    )  # fmt: skip
+
+    def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
+        self.msgs: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []
+        self.costs: list[int] = []
+        self.kinds: list[str] = []
+        self.base = 0
+        self._cum: list[int] = []
+        self._cum0 = 0
+        self._ex: list[int | None] = []
+        self._fx: list[frozenset[str] | None] = []
+        self._ecum: list[int] = []
+        self._ecum0 = 0
+        self._evalid = 0
+        self._special: dict[str, list[int]] = {"memory": [], "reminder": []}
+        self._parts: dict[int, str] = {}
+        self._wfacts: Counter[str] = Counter()
+        self._win = (0, 0)
+        for m in messages:
+            self.append(m)
+
+    def __len__(self) -> int:
+        return len(self.msgs)
+
+    @property
+    def total(self) -> int:
+        """The estimated cost of the whole history."""
+        return self._cum[-1] - self._cum0 if self._cum else 0
+
+    def append(self, message: dict[str, Any]) -> None:
+        """Append one message, costing it once."""
+        c = message_token_estimate(message)
+        kind = part_kind(message)
+        self.msgs.append(message)
+        self.sent.append(sanitize_message_for_llm(message))
+        self.costs.append(c)
+        self.kinds.append(kind)
+        self._cum.append((self._cum[-1] if self._cum else self._cum0) + c)
+        self._ex.append(None)
+        self._fx.append(None)
+        if kind != "message":
+            self._special[kind].append(self.base + len(self.msgs) - 1)
+
+    # -- per-message measures --------------------------------------------------------------------------
+    def part(self, i: int) -> str:
+        """The provider text of message *i* (cached while it is in the last window asked for)."""
+        key = self.base + i
+        p = self._parts.get(key)
+        return p if p is not None else provider_text(self.sent[i])
+
+    def _measure(self, i: int) -> None:
+        text = self.part(i)
+        self._ex[i] = count_tokens_uncached(text)
+        self._fx[i] = _facts_of(text)
+
+    def exact(self, i: int) -> int:
+        """The cl100k count of message *i*'s provider text (measured once)."""
+        e = self._ex[i]
+        if e is None:
+            self._measure(i)
+            e = self._ex[i]
+        assert e is not None
+        return e
+
+    def facts_of(self, i: int) -> frozenset[str]:
+        """The fact ids in message *i*'s provider text (measured once)."""
+        f = self._fx[i]
+        if f is None:
+            self._measure(i)
+            f = self._fx[i]
+        assert f is not None
+        return f
+
+    # -- windows ---------------------------------------------------------------------------------------
+    def parts(self, start: int, end: int) -> list[str]:
+        """The provider texts of messages ``start..end-1``; they stay cached until a later window starts
+        after them."""
+        lo = self.base + start
+        for key in [k for k in self._parts if k < lo]:
+            del self._parts[key]
+        out = []
+        for i in range(start, end):
+            p = self._parts.get(self.base + i)
+            if p is None:
+                p = self._parts[self.base + i] = provider_text(self.sent[i])
+            out.append(p)
+        return out
+
+    def exact_sum(self, start: int, end: int) -> int:
+        """The exact cl100k total of messages ``start..end-1`` (each measured once, prefix sums kept)."""
+        if end <= start:
+            return 0
+        ecum = self._ecum
+        for j in range(self._evalid, end):
+            prev = ecum[j - 1] if j else self._ecum0
+            value = prev + self.exact(j)
+            if j < len(ecum):
+                ecum[j] = value
+            else:
+                ecum.append(value)
+        self._evalid = max(self._evalid, end)
+        return ecum[end - 1] - (ecum[start - 1] if start else self._ecum0)
+
+    def kind_tokens(self, start: int, end: int) -> dict[str, int]:
+        """Exact tokens by kind (``message``, ``memory``, ``reminder``) of messages ``start..end-1``: a
+        kind present with no tokens is still listed, as the engine's per-part sum lists it."""
+        lo, hi = self.base + start, self.base + end
+        rest = self.exact_sum(start, end)
+        out: dict[str, int] = {}
+        specials = 0
+        for kind, where in self._special.items():
+            a, b = bisect_left(where, lo), bisect_left(where, hi)
+            if b > a:
+                out[kind] = sum(self.exact(k - self.base) for k in where[a:b])
+                rest -= out[kind]
+                specials += b - a
+        if end - start > specials:
+            out["message"] = rest
+        return out
+
+    def facts(self, start: int, end: int) -> frozenset[str]:
+        """The fact ids in messages ``start..end-1``, kept as a sliding count over the last window asked
+        for (a window that moves forward costs what enters and leaves it)."""
+        lo, hi = self.base + start, self.base + end
+        wlo, whi = self._win
+        counts = self._wfacts
+        if lo >= whi or hi <= wlo or lo < wlo:  # disjoint or grown backwards: recount
+            counts = self._wfacts = Counter()
+            wlo = whi = lo
+        for k in range(wlo, lo):
+            for f in self.facts_of(k - self.base):
+                n = counts[f] - 1
+                if n:
+                    counts[f] = n
+                else:
+                    del counts[f]
+        for k in range(max(whi, lo), hi):
+            for f in self.facts_of(k - self.base):
+                counts[f] += 1
+        for k in range(hi, whi):
+            for f in self.facts_of(k - self.base):
+                n = counts[f] - 1
+                if n:
+                    counts[f] = n
+                else:
+                    del counts[f]
+        self._win = (lo, hi)
+        return frozenset(counts)
+
+    def has_maintenance(self, start: int) -> bool:
+        """Whether a reminder or notice is among messages ``start..``."""
+        where = self._special["reminder"]
+        return bool(where) and where[-1] >= self.base + start
+
+    # -- mutations (the ones upstream makes to ``self.history``) ---------------------------------------
+    def _forget_window(self) -> None:
+        """The messages changed under the window: the next :meth:`facts` recounts it."""
+        self._wfacts, self._win = Counter(), (0, 0)
+
+    def set_content(self, i: int, content: str) -> None:
+        """Overwrite message *i*'s content in place (the dict object is mutated, as upstream)."""
+        key = self.base + i
+        self._forget_window()
+        self.msgs[i]["content"] = content
+        delta = message_token_estimate(self.msgs[i]) - self.costs[i]
+        self.costs[i] += delta
+        for j in range(i, len(self._cum)):
+            self._cum[j] += delta
+        self.sent[i] = sanitize_message_for_llm(self.msgs[i])
+        self._parts.pop(key, None)
+        self._ex[i] = self._fx[i] = None
+        self._evalid = min(self._evalid, i)
+        old, new = self.kinds[i], part_kind(self.msgs[i])
+        if old != new:
+            if old != "message":
+                self._special[old].remove(key)
+            if new != "message":
+                insort(self._special[new], key)
+            self.kinds[i] = new
+
+    def truncate(self, n: int) -> None:
+        """``history = history[:n]``."""
+        if n >= len(self.msgs):
+            return
+        cut = self.base + n
+        self._forget_window()
+        for lst in (self.msgs, self.sent, self.costs, self.kinds, self._cum, self._ex, self._fx):
+            del lst[n:]
+        del self._ecum[n:]
+        self._evalid = min(self._evalid, n)
+        for where in self._special.values():
+            del where[bisect_left(where, cut) :]
+        for key in [k for k in self._parts if k >= cut]:
+            del self._parts[key]
+
+    def keep_from(self, start: int) -> None:
+        """``history = history[start:]``."""
+        if start <= 0:
+            return
+        cut = self.base + start
+        self._forget_window()
+        self._cum0 = self._cum[start - 1]
+        if self._evalid >= start:
+            self._ecum0 = self._ecum[start - 1]
+        else:  # the counts before the cut were never summed: restart the exact prefix sums here
+            self._ecum0, self._evalid = 0, 0
+            del self._ecum[:]
+        for lst in (self.msgs, self.sent, self.costs, self.kinds, self._cum, self._ex, self._fx):
+            del lst[:start]
+        del self._ecum[:start]
+        self._evalid = max(0, self._evalid - start)
+        self.base = cut
+        for where in self._special.values():
+            del where[: bisect_left(where, cut)]
+        for key in [k for k in self._parts if k < cut]:
+            del self._parts[key]
+
+    def reset(self, messages: Iterable[dict[str, Any]]) -> None:
+        """Replace the whole history (its positions move past the old ones)."""
+        new = list(messages)
+        self.keep_from(len(self.msgs))
+        for m in new:
+            self.append(m)
+
+    # -- the trim --------------------------------------------------------------------------------------
+    def trim_start(self, budget: int) -> tuple[int, int]:
+        """Where upstream's trim at *budget* starts, and the kept total: the longest suffix whose cost is
+        within *budget* (the newest message even when it alone is over), by bisection over the prefix
+        sums, then leading ``tool`` messages dropped."""
+        n = len(self.msgs)
+        if budget <= 0:
+            return n, 0
+        if n == 0:
+            return 0, 0
+        cum, end = self._cum, self._cum[-1]
+        target = end - budget
+        start = 0 if self._cum0 >= target else min(n - 1, bisect_left(cum, target) + 1)
+        total = end - (cum[start - 1] if start else self._cum0)
+        msgs = self.msgs
+        while start < n and msgs[start].get("role") == "tool":
+            total -= self.costs[start]
+            start += 1
+        return start, total
+
+    def trim(self, budget: int) -> list[dict[str, Any]]:
+        """``_trim_messages_to_token_budget(history, budget)`` over the cached costs."""
+        return self.msgs[self.trim_start(budget)[0] :]
+
+
+TRUNCATED = "…[truncated]"
+"""Appended to a tool result that the group trim cut to fit."""
+
+
+def last_observation(messages: list[dict[str, Any]]) -> int | None:
+    """The index of the newest user message that is not a reminder or notice (the step's observation)."""
+    for k in range(len(messages) - 1, -1, -1):
+        m = messages[k]
+        if m.get("role") == "user" and not is_maintenance(m):
+            return k
+    return None
+
+
+def group_trim(
+    history: History,
+    budget: int,
+    *,
+    cost: Callable[[int], int] | None = None,
+    measure: Callable[[dict[str, Any]], int] = message_token_estimate,
+) -> list[tuple[int, dict[str, Any]]]:
+    """Fixed variant ``group-trim``: the latest observation and the user messages after it (reminders) are
+    always kept; then whole groups (a message and the tool results after it), newest first, while they fit
+    in the budget left; the newest group is kept even when it does not fit, its tool results cut to fit
+    (each ending in :data:`TRUNCATED`), unless even its non-tool part does not fit. Tool results never lead.
+    *cost* prices history message *i* (default: the estimate); *measure* prices a truncated copy.
+    Returns (index, message or truncated copy) pairs in history order."""
+    msgs = history.msgs
+    price = cost or history.costs.__getitem__
+    obs = last_observation(msgs)
+    pinned = {k for k in range(obs, len(msgs)) if msgs[k].get("role") == "user"} if obs is not None else set()
+    kept = {k: msgs[k] for k in pinned}
+    room = budget - sum(price(k) for k in pinned)
+    total, i, first = 0, len(msgs) - 1, True
+    while i >= 0 and total < room:
+        if i in pinned:
+            i -= 1
+            continue
+        j = i
+        while j >= 0 and j not in pinned and msgs[j].get("role") == "tool":
+            j -= 1
+        if j < 0 or j in pinned:  # results whose call is gone: never sent
+            i = j
+            continue
+        g = sum(price(k) for k in range(j, i + 1))
+        if total + g <= room:
+            kept.update((k, msgs[k]) for k in range(j, i + 1))
+            total += g
+        elif first:
+            cut = _truncate_group([(k, msgs[k]) for k in range(j, i + 1)], room - total, measure)
+            if cut is not None:
+                kept.update(cut)
+            break
+        else:
+            break
+        first = False
+        i = j - 1
+    return sorted(kept.items())
+
+
+def _truncate_group(
+    group: list[tuple[int, dict[str, Any]]], room: int, measure: Callable[[dict[str, Any]], int]
+) -> list[tuple[int, dict[str, Any]]] | None:
+    fixed = sum(measure(m) for _, m in group if m.get("role") != "tool")
+    tools = [k for k, m in group if m.get("role") == "tool"]
+    if not tools or fixed > room:
+        return None
+    per = (room - fixed) // len(tools)
+    out = []
+    for k, m in group:
+        if m.get("role") == "tool" and measure(m) > per:
+            m = _shrink(m, per, measure)
+        out.append((k, m))
+    return out
+
+
+def _shrink(message: dict[str, Any], room: int, measure: Callable[[dict[str, Any]], int]) -> dict[str, Any]:
+    """The message with its content cut to the longest prefix (plus the marker) that *measure* fits in
+    *room* (the marker alone when nothing fits)."""
+    content = str(message.get("content") or "")
+    lo, hi = 0, len(content)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if measure({**message, "content": content[:mid] + TRUNCATED}) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return {**message, "content": content[:lo] + TRUNCATED}
