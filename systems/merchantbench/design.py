@@ -13,6 +13,7 @@ DESIGN = Design(
     report=Report.from_package("systems.merchantbench"),
     switches=Switches("merchantbench", fixes=FIXES, off=OFF),
     knobs=Knobs,
+    colour="#0072B2",
     demo_scenario="merchantbench_suffix_eviction",
     markers={"compaction_trigger": "reminder", "compact": "compaction", "force_end_of_step": "forced end"},
 )
