@@ -23,7 +23,7 @@ from sim.errors import UsageError
 from sim.report import charts, render_any, render_run
 from sim.report.facts import FactSet, numbered
 from sim.report.runview import MAX_NOTABLE, display_name
-from sim.trace import Trace, TraceError, decode_facts, encode_facts
+from sim.trace import Trace, TraceError, decode_facts, encode_facts, read_trace
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -99,11 +99,17 @@ def test_a_crash_is_marked_in_the_findings_the_lanes_and_the_listing(tmp_path: P
 
     page = render_run(trace)
 
-    assert f"Faults: {fault}; 1 crash record (crash in act by agent_0" in page
+    crashes = [r for r in read_trace(trace).ops if r.phase == "crash"]
+    first = crashes[0]
+
+    assert crashes
+    assert re.search(rf"Faults: {re.escape(fault)}; {len(crashes)} crash records?[ ,]", page)
+    assert f"(crash in {first.op} by {first.agent}" in page
     assert re.search(
-        r'<path d="M[\d.]+ [\d.]+l7 9l-7 9l-7 -9z" fill="#000000"><title>agent_0 · act \(crash\)', page
+        rf'<path d="M[\d.]+ [\d.]+l7 9l-7 9l-7 -9z" fill="#000000"><title>{first.agent} · {first.op} \(crash\)',
+        page,
     )
-    assert '<tr class="bad"><td class="n">508</td>' in page
+    assert f'<tr class="bad"><td class="n">{first.seq}</td>' in page
 
 
 def test_every_element_of_a_labelled_trace_is_drawn(tmp_path: Path) -> None:
