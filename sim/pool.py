@@ -28,6 +28,23 @@ def _context() -> Any:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def start(preload: Sequence[str] = ()) -> None:
+    """Start the fork server now, in the background, importing the modules *preload* there once.
+
+    Workers forked from it later begin with those modules imported (and nothing else: no task has run
+    in the server, so no cache is warm), so a caller that starts the server before its own imports
+    overlaps the two. Does nothing without ``forkserver`` or if the server is already running.
+    """
+    ctx = _context()
+    if ctx.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    if preload:
+        ctx.set_forkserver_preload(list(preload))
+    forkserver.ensure_running()
+
+
 def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
     """Run ``fn(item)`` for every item in *workers* fresh processes; yield results as they finish.
 

@@ -162,8 +162,13 @@ def facts_include(encoded: str, fact: str) -> bool:
     return any(int(lo) <= n <= int(hi) for lo, hi in _RANGE.findall(encoded))
 
 
+#: The one encoder of every detail, meta value and id list (what ``json.dumps(value, ensure_ascii=False,
+#: sort_keys=True, default=str)`` builds on each call; made once, the same bytes).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return _ENCODER.encode(value)
 
 
 @dataclass(frozen=True)
@@ -291,10 +296,11 @@ class Trace:
 
     def op(self, system: str, op: str, *, agent: str = "", phase: str = "ok", **detail: Any) -> OpRecord:
         """Record one modeled operation."""
-        self._seq += 1
-        if self.progress is not None and self._seq % PROGRESS_EVERY == 0:
-            self.progress(self._seq, float(self._now()))
-        rec = OpRecord(self._seq, float(self._now()), agent, system, op, phase, _json(detail))
+        self._seq = seq = self._seq + 1
+        now = float(self._now())
+        if self.progress is not None and seq % PROGRESS_EVERY == 0:
+            self.progress(seq, now)
+        rec = OpRecord(seq, now, agent, system, op, phase, _json(detail) if detail else "{}")
         if self.keep:
             self.data.ops.append(rec)
         if self._db is not None:
