@@ -59,9 +59,9 @@ def astuple(record: Any) -> tuple[Any, ...]:
 
 
 #: Fact id to its number (-1 when the id is not the canonical ``FACT-{n:04d}`` form of a number); a
-#: memo of :func:`_fact_number`, emptied when it reaches :data:`_FACT_MEMO_MAX` ids (about 13 MB).
+#: memo of :func:`_fact_number`, emptied when it reaches :data:`_FACT_MEMO_MAX` ids (at most about 8 MB).
 _FACT_NUMBERS: dict[str, int] = {}
-_FACT_MEMO_MAX = 1 << 17
+_FACT_MEMO_MAX = 1 << 16
 
 
 class TraceError(UsageError):

@@ -180,3 +180,41 @@ def test_user_workload_rows_are_the_same_serial_and_in_workers(tmp_path) -> None
 
     assert _strip(bench.run_sweep(tasks, workers=2, progress=False)) == _strip(serial)
     assert [r["recall"] for r in serial] == [1.0, 1.0]
+
+
+# -- benchmarks/run_all.py ------------------------------------------------------------------------
+def test_run_all_reports_every_script_and_a_failed_one_as_a_row(tmp_path) -> None:
+    """``run_all`` runs each ``bench_*.py`` with ``--json``; a script that fails becomes one failed row and
+    does not hide the others; the page has every goal, its command and the machine."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    good = (
+        "import json, sys\n"
+        "path = sys.argv[sys.argv.index('--json') + 1]\n"
+        "goal = {'key': 'toy.ratio', 'goal': 'toy vs floor', 'value': 2.5, 'target': '>= 2x', 'ok': True,\n"
+        "        'detail': '2 s vs 5 s', 'unit': 'x'}\n"
+        "open(path, 'w').write(json.dumps({'title': 'toy', 'goals': [goal]}))\n"
+    )
+    (tmp_path / "bench_good.py").write_text(good)
+    (tmp_path / "bench_broken.py").write_text("raise SystemExit('cannot measure: no such design')\n")
+    (tmp_path / "bench_silent.py").write_text("print('no json written')\n")
+    out = tmp_path / "benchmarks.md"
+    root = Path(__file__).resolve().parent.parent
+
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "run_all.py"), "--dir", str(tmp_path), "--out", str(out)],
+        capture_output=True, text=True, cwd=root, timeout=120,
+    )  # fmt: skip
+
+    page = out.read_text()
+    assert proc.returncode == 1
+    assert "| toy vs floor (`toy.ratio`) | 2.5x | >= 2x | yes | 2 s vs 5 s |" in page
+    assert (
+        "did not report (`broken.failed`) | - | - | **no** | exited 1: cannot measure: no such design |"
+        in page
+    )
+    assert "(`silent.failed`)" in page and "wrote no usable --json file" in page
+    assert "1 of 3 goals met." in page
+    assert "Machine: " in page and "CPUs" in page

@@ -267,3 +267,30 @@ def test_short_runs_stay_ids(n: int) -> None:
     ids = {fact_id(10_000 + k) for k in range(n)}
 
     assert encode_facts(ids) == reference_encode_facts(ids)
+
+
+def test_a_streamed_run_holds_nothing_per_record(tmp_path) -> None:
+    """With the trace streamed (``keep_trace=False``), 12,000 more ops and requests leave the core's memory
+    where it was: nothing is kept per record (the pending batch is flushed before each look)."""
+    sim = Simulation(1, trace_path=tmp_path / "t.db", keep_trace=False)
+    parts = [f"part {i}: FACT-{i + 9_990:04d}=teal" for i in range(60)]
+
+    def burst(n: int) -> None:
+        for i in range(n):
+            sim.trace.op("coretest", "tick", agent="a", i=i % 7)
+            sim.request("coretest", "hop", parts[i % 50 : i % 50 + 9], needed={fact_id(9_990)}, step=i % 7)
+        sim.trace.flush()
+
+    burst(1_000)  # caches and the first batches out of the way
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        burst(6_000)
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    sim.close(complete=True)
+
+    assert sim.trace.records == 14_000
+    assert sim.trace.data.ops == [] and sim.trace.data.requests == []
+    assert after - before < 16_384
