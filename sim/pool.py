@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, TypeVar
 
@@ -43,6 +43,21 @@ def start(preload: Sequence[str] = ()) -> None:
     if preload:
         ctx.set_forkserver_preload(list(preload))
     forkserver.ensure_running()
+
+
+def executor(workers: int) -> ProcessPoolExecutor:
+    """A pool of *workers* fresh processes (``forkserver``) that leave Ctrl-C to this process; stop it
+    with :func:`terminate` on an error, as :func:`ordered_pool` does."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_ignore_sigint)
+
+
+def terminate(pool: ProcessPoolExecutor, pending: Iterable[Future[Any]] = ()) -> None:
+    """Cancel *pending* and stop *pool*'s workers now, without waiting for their current task."""
+    for fut in pending:
+        fut.cancel()
+    for proc in list(getattr(pool, "_processes", {}).values()):
+        proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:

@@ -1,18 +1,21 @@
 """Where a sweep's cells run: in this process, in local worker processes, or on a Dask cluster.
 
 Cells are grouped by seed, and split by (seed, design) when that gives the workers too few groups; each
-group runs in one worker, largest first. A design's cells at the windows of one seed share most of their
-texts (the same messages, pages and logs), so they stay together and a worker counts each text once; the
-cells of other designs share little but the workload, which a worker generates once per seed
-(:func:`sim.workload.shared_workload`). Splitting by window instead cost 65% more CPU on the default
-sweep (each worker re-counted the same design's texts). Workers are fresh processes (:mod:`sim.pool`),
-and Ctrl-C cancels what is pending and stops the workers at once. Results come back in task order
-whatever ran where.
+group runs in one process, largest first. ``--workers N`` is this process plus N - 1 fresh worker
+processes (:func:`run_shared`), each taking the next group when it is free. A design's cells at the
+windows of one seed share most of their texts (the same messages, pages and logs), so they stay together
+and a process counts each text once; the cells of other designs share little but the workload, which a
+process generates once per seed (:func:`sim.workload.shared_workload`). Splitting by window instead cost
+65% more CPU on the default sweep (each worker re-counted the same design's texts). Workers are fresh
+processes (:mod:`sim.pool`), and Ctrl-C cancels what is pending and stops the workers at once. Results
+come back in task order whatever ran where.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
 from typing import Any
 
 from sim.bench.metrics import add_relative_recall
@@ -37,8 +40,8 @@ def group_tasks(tasks: list[Task], workers: int) -> list[list[int]]:
 
 
 def work_estimate(task: Task) -> float:
-    """A cell's relative work: its workload's observation volume (steps times mean size; a user's file
-    counts its lines). Only the order of the estimates matters."""
+    """A cell's relative work: its workload's observation volume (steps times mean size; every cell on a
+    user's file counts the same). Only the order of the estimates matters."""
     if task.workload_file is not None:
         return 1.0
     from sim.workload import draw
@@ -47,8 +50,59 @@ def work_estimate(task: Task) -> float:
     return float(d.steps * d.obs_tokens_mean + d.calm_steps * 80)
 
 
-def _run_group(group: list[tuple[int, Task]]) -> list[tuple[int, dict[str, Any]]]:
+Group = list[tuple[int, Task]]
+
+
+def _run_group(group: Group) -> list[tuple[int, dict[str, Any]]]:
     return [(i, run_task(t)) for i, t in group]
+
+
+#: Groups each worker process holds at once (one running, one queued), so it never waits for this
+#: process to hand it the next while this process is inside a cell of its own.
+IN_FLIGHT = 2
+
+
+def run_shared(groups: list[Group], workers: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Run *groups* (largest first) in this process and ``workers - 1`` fresh worker processes; each takes
+    the next group when it is free. Yields ``(task index, row)`` as cells finish.
+
+    This process is one of the *workers*: it has the designs imported already and starts at once, while
+    the others start up (a fresh interpreter, the imports, the encoding), instead of idling while they
+    work. On an error or Ctrl-C the pending groups are cancelled and the workers stopped at once.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from sim import pool as procs
+
+    todo = deque(groups)
+    ex = procs.executor(workers - 1)
+    running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
+
+    def feed() -> None:
+        while todo and len(running) < IN_FLIGHT * (workers - 1):
+            running.add(ex.submit(_run_group, todo.popleft()))
+
+    def collect(block: bool) -> Iterator[tuple[int, dict[str, Any]]]:
+        if not running:
+            return
+        done, rest = wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED)
+        running.intersection_update(rest)
+        for fut in done:
+            yield from fut.result()
+
+    try:
+        feed()
+        while todo:
+            for i, t in todo.popleft():
+                yield i, run_task(t)
+                yield from collect(block=False)
+                feed()
+        while running:
+            yield from collect(block=True)
+    except BaseException:
+        procs.terminate(ex, running)
+        raise
+    ex.shutdown(wait=True)
 
 
 def run_sweep(
@@ -73,13 +127,10 @@ def run_sweep(
                 results[i] = run_task(t)
                 bar.advance(job)
         else:
-            from sim.pool import ordered_pool
-
             groups = [[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)]
-            for done in ordered_pool(_run_group, groups, workers):
-                for i, row in done:
-                    results[i] = row
-                    bar.advance(job)
+            for i, row in run_shared(groups, workers):
+                results[i] = row
+                bar.advance(job)
     rows = [results[i] for i in range(len(tasks))]
     add_relative_recall(rows)
     return rows
