@@ -116,6 +116,14 @@ def encode_facts(ids: frozenset[str] | set[str]) -> str:
         k = bisect.bisect_right(nums, -1)
         other = sorted(names[:k])
         names, nums = names[k:], nums[k:]
+    return _json(_fold(names, nums)[0] + other)
+
+
+def _fold(names: list[str], nums: list[int]) -> tuple[list[str], int]:
+    """The items of canonical ids sorted by number, and the index where their last run of consecutive
+    numbers starts (appending larger numbers can change only that run's items)."""
+    if not nums:
+        return [], 0
     # follows[k] is 1 when nums[k + 1] == nums[k] + 1: two 1s in a row start a range of three or more ids,
     # which runs to the next 0. The searches are bytes.find, so the cost is the sort, not the id count.
     follows = bytes(map((1).__eq__, map(operator.sub, nums[1:], nums)))
@@ -132,7 +140,72 @@ def encode_facts(ids: frozenset[str] | set[str]) -> str:
         items.extend(names[pos:k])
         items.append(f"{names[k]}..{names[end]}")
         pos = end + 1
-    return _json(items + other)
+    return items, follows.rfind(b"\x00") + 1
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One request's encoded facts, kept to encode the next request of the same route incrementally."""
+
+    ids: frozenset[str]
+    names: list[str]
+    nums: list[int]
+    items: list[str]
+    run_start: int
+    text: str
+
+
+class FactColumns:
+    """Encodes the ``facts`` column of successive requests (:func:`encode_facts`' bytes, exactly).
+
+    A route's request usually carries the previous request's facts plus newer ones (a growing history
+    or log): then only the new ids are sorted and only the last run is folded again. Anything else (an
+    id dropped, an older id added, a non-canonical id) is encoded afresh. One previous column is kept per
+    (system, agent, route), for at most :data:`ROUTES` routes: memory is one request's facts per route.
+    """
+
+    ROUTES = 16
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, str, str], _Column] = {}
+
+    def encode(self, ids: frozenset[str] | set[str], route: tuple[str, str, str]) -> str:
+        """The encoded column of *ids*, for a request of *route*."""
+        prev = self._last.pop(route, None)
+        col = self._grow(prev, ids) if prev is not None else None
+        if col is None:
+            col = self._fresh(ids)
+            if col is None:
+                return encode_facts(ids)
+        self._last[route] = col
+        if len(self._last) > self.ROUTES:
+            del self._last[next(iter(self._last))]
+        return col.text
+
+    @staticmethod
+    def _fresh(ids: frozenset[str] | set[str]) -> _Column | None:
+        if not ids:
+            return None
+        names, nums = _sorted_by_number(ids)
+        if nums[0] < 0:  # a non-canonical id: not kept
+            return None
+        items, run = _fold(names, nums)
+        return _Column(frozenset(ids), names, nums, items, run, _json(items))
+
+    @staticmethod
+    def _grow(prev: _Column, ids: frozenset[str] | set[str]) -> _Column | None:
+        if len(ids) == len(prev.ids) and prev.ids == ids:
+            return prev
+        if len(ids) <= len(prev.ids) or not prev.ids <= ids:
+            return None
+        new_names, new_nums = _sorted_by_number(ids - prev.ids)
+        if new_nums[0] <= prev.nums[-1]:  # an older (or non-canonical) id came back: not a growth
+            return None
+        names, nums, run = prev.names + new_names, prev.nums + new_nums, prev.run_start
+        tail, tail_run = _fold(names[run:], nums[run:])
+        old_tail = len(prev.names) - run  # the last run's ids: one range item, or one or two ids
+        items = prev.items[: len(prev.items) - (1 if old_tail >= 3 else old_tail)] + tail
+        return _Column(frozenset(ids), names, nums, items, run + tail_run, _json(items))
 
 
 def decode_facts(text: str) -> frozenset[str]:
@@ -243,6 +316,7 @@ class Trace:
         self._seq = 0
         self._pending_ops: list[tuple[Any, ...]] = []
         self._pending_requests: list[tuple[Any, ...]] = []
+        self._facts = FactColumns()
         self._db: Any = None
         #: Called as ``progress(records, sim_seconds)`` every :data:`PROGRESS_EVERY` records, if set.
         self.progress: Any = None
@@ -333,7 +407,7 @@ class Trace:
             int(exact_tokens),
             None if estimate is None else int(estimate),
             int(messages),
-            encode_facts(facts),
+            self._facts.encode(facts, (system, agent, route)),
             _json(sorted(needed)),
             _json(detail),
         )
