@@ -61,7 +61,7 @@ def text_cache(
     :data:`ENTRY_OVERHEAD`; when the total passes *budget*, the least recently used entries are dropped,
     and a text costing more than the whole budget is computed and not kept. The cached function has
     ``cache_info()`` and ``cache_clear()`` like :func:`functools.lru_cache`. The cache never changes a
-    result, only whether it is recomputed.
+    result, only whether it is recomputed. It serves one thread at a time, as a simulation runs.
     """
     if budget < 0:
         raise ValueError(f"budget must be >= 0, not {budget}")
