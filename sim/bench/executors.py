@@ -57,51 +57,80 @@ def _run_group(group: Group) -> list[tuple[int, dict[str, Any]]]:
     return [(i, run_task(t)) for i, t in group]
 
 
-#: Groups each worker process holds at once (one running, one queued), so it never waits for this
-#: process to hand it the next while this process is inside a cell of its own.
-IN_FLIGHT = 2
-
-
 def run_shared(groups: list[Group], workers: int) -> Iterator[tuple[int, dict[str, Any]]]:
     """Run *groups* (largest first) in this process and ``workers - 1`` fresh worker processes; each takes
-    the next group when it is free. Yields ``(task index, row)`` as cells finish.
+    the next group the moment it is free. Yields ``(task index, row)`` as cells finish.
 
     This process is one of the *workers*: it has the designs imported already and starts at once, while
     the others start up (a fresh interpreter, the imports, the encoding), instead of idling while they
-    work. On an error or Ctrl-C the pending groups are cancelled and the workers stopped at once.
+    work. A feeder thread hands a worker its next group as soon as it returns one, so no worker waits for
+    this process to finish a cell, and none holds a queued group while another runs dry. On an error or
+    Ctrl-C the pending groups are cancelled and the workers stopped at once.
     """
+    import queue
+    import threading
     from concurrent.futures import FIRST_COMPLETED, wait
 
     from sim import pool as procs
 
     todo = deque(groups)
     ex = procs.executor(workers - 1)
-    running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
+    finished: queue.Queue[Future[list[tuple[int, dict[str, Any]]]] | BaseException | None] = queue.Queue()
+    stop = threading.Event()
+
+    def take() -> Group | None:
+        try:
+            return todo.popleft()
+        except IndexError:
+            return None
 
     def feed() -> None:
-        while todo and len(running) < IN_FLIGHT * (workers - 1):
-            running.add(ex.submit(_run_group, todo.popleft()))
+        running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
+        try:
+            while not stop.is_set():
+                while len(running) < workers - 1 and (g := take()) is not None:
+                    running.add(ex.submit(_run_group, g))
+                if not running:
+                    break
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    finished.put(fut)
+        except BaseException as exc:  # a broken or stopped pool: the consumer re-raises it
+            finished.put(exc)
+        finally:
+            finished.put(None)
 
-    def collect(block: bool) -> Iterator[tuple[int, dict[str, Any]]]:
-        if not running:
-            return
-        done, rest = wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED)
-        running.intersection_update(rest)
-        for fut in done:
-            yield from fut.result()
+    ended = False  # the feeder has put its last item
 
+    def drain(block: bool) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Rows the workers returned; with *block*, every one until the feeder has ended."""
+        nonlocal ended
+        while True:
+            try:
+                item = finished.get(block=block and not ended)
+            except queue.Empty:
+                return
+            if item is None:
+                ended = True
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield from item.result()
+
+    feeder = threading.Thread(target=feed, name="bench-feeder", daemon=True)
+    feeder.start()
     try:
-        feed()
-        while todo:
-            for i, t in todo.popleft():
+        while (g := take()) is not None:
+            for i, t in g:
                 yield i, run_task(t)
-                yield from collect(block=False)
-                feed()
-        while running:
-            yield from collect(block=True)
+                yield from drain(block=False)
+        yield from drain(block=True)
     except BaseException:
-        procs.terminate(ex, running)
+        stop.set()
+        procs.terminate(ex)
+        feeder.join(timeout=2)  # its wait() returns once the stopped workers' futures fail
         raise
+    feeder.join()
     ex.shutdown(wait=True)
 
 
