@@ -77,7 +77,7 @@ def main() -> None:
             one / two,
             "report",
             True,
-            f"{one:.1f} s vs {two:.1f} s, fresh processes, median of {rounds}",
+            f"1 process {one:.1f} s, 2 processes {two:.1f} s, fresh processes, median of {rounds}",
         ),
     ]
     report("claims ledger: 1 and 2 processes", goals, a.json)
