@@ -294,6 +294,10 @@ class RequestRecord:
         return frozenset(json.loads(self.needed))
 
 
+_new = object.__new__
+_REQUEST_FIELDS = tuple(RequestRecord.__dataclass_fields__)
+
+
 @dataclass
 class TraceData:
     """A trace read back from SQLite (or kept in memory)."""
@@ -374,11 +378,13 @@ class Trace:
         now = float(self._now())
         if self.progress is not None and seq % PROGRESS_EVERY == 0:
             self.progress(seq, now)
-        rec = OpRecord(seq, now, agent, system, op, phase, _json(detail) if detail else "{}")
+        text = _json(detail) if detail else "{}"
+        rec = _new(OpRecord)  # the frozen record, filled as its __init__ would (without a setattr a field)
+        rec.__dict__.update(seq=seq, time=now, agent=agent, system=system, op=op, phase=phase, detail=text)
         if self.keep:
             self.data.ops.append(rec)
         if self._db is not None:
-            self._pending_ops.append(astuple(rec))
+            self._pending_ops.append((seq, now, agent, system, op, phase, text))
             if len(self._pending_ops) >= BATCH:
                 self.flush()
         return rec
@@ -398,7 +404,7 @@ class Trace:
     ) -> RequestRecord:
         """Record one model request."""
         self._seq += 1
-        rec = RequestRecord(
+        row = (
             self._seq,
             float(self._now()),
             agent,
@@ -411,10 +417,12 @@ class Trace:
             _json(sorted(needed)),
             _json(detail),
         )
+        rec = _new(RequestRecord)
+        rec.__dict__.update(zip(_REQUEST_FIELDS, row))
         if self.keep:
             self.data.requests.append(rec)
         if self._db is not None:
-            self._pending_requests.append(astuple(rec))
+            self._pending_requests.append(row)
             if len(self._pending_requests) >= BATCH:
                 self.flush()
         return rec

@@ -215,6 +215,6 @@ def test_run_all_reports_every_script_and_a_failed_one_as_a_row(tmp_path) -> Non
         "did not report (`broken.failed`) | - | - | **no** | exited 1: cannot measure: no such design |"
         in page
     )
-    assert "(`silent.failed`)" in page and "wrote no usable --json file" in page
-    assert "1 of 3 goals met." in page
+    assert "(`silent.failed`)" in page and "exited 0 but wrote no --json file" in page
+    assert "1 of 1 goals met; 2 script(s) did not report (bench_broken.py, bench_silent.py)." in page
     assert "Machine: " in page and "CPUs" in page
