@@ -10,12 +10,9 @@ The JSON file (``memsim claims --json``) is ``{"profile", "seed", "memsim_versio
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sim import claims as cl
@@ -140,10 +137,6 @@ def run_all(
     from sim.progress import progress_bar
 
     search.check_profile(profile)
-    if workers > 1:  # the workers' imports then overlap this process's own (select() imports the same)
-        from sim import pool
-
-        pool.start(preload=claim_modules(system))
     selected = select(system, only)
     results: dict[str, tuple[Row, dict[str, search.Outcome]]] = {}
     with progress_bar("claims", len(selected), enabled=progress) as (bar, task):
@@ -155,52 +148,12 @@ def run_all(
         else:
             from sim.pool import ordered_pool
 
-            # Longest first (by the last run's seconds; declared-slow and unmeasured claims before the
-            # rest): the workers finish together.
-            cost = measured_seconds(profile)
-            order = sorted(selected, key=lambda c: (not c.slow, -cost.get(c.id, float("inf"))))
+            # Longest first (slow claims declare it): two workers finish together.
+            order = sorted(selected, key=lambda c: not c.slow)
             for res in ordered_pool(_run_one, [(c.id, profile, seed) for c in order], workers):
                 results[res[0].claim] = res
                 bar.advance(task)
-    save_measured_seconds(profile, {cid: r[0].seconds for cid, r in results.items()})
     return [results[c.id] for c in selected]
-
-
-def claim_modules(system: str | None = None) -> list[str]:
-    """The modules a claims worker imports: the runner and each selected design's claims module."""
-    from sim.registry import designs
-
-    found = designs()
-    names = list(found) if system is None else [n for n in found if n == system]
-    return ["sim.ledger", *(f"{found[n].package}.{found[n].claims_module.partition(':')[0]}" for n in names)]
-
-
-def _seconds_file(profile: str) -> Path:
-    return search.use_private_home().parent / f"claim-seconds-{profile}.json"
-
-
-def measured_seconds(profile: str) -> dict[str, float]:
-    """Each claim's seconds in the last run of *profile* on this machine (empty if none was kept). Only
-    the order workers take claims in depends on it, never a result."""
-    try:
-        data = json.loads(_seconds_file(profile).read_text())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))}
-
-
-def save_measured_seconds(profile: str, seconds: dict[str, float]) -> None:
-    """Merge *seconds* into the kept measurements of *profile* (atomically; failures are ignored)."""
-    try:
-        path = _seconds_file(profile)
-        merged = {**measured_seconds(profile), **seconds}
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(merged, sort_keys=True))
-        os.replace(tmp, path)
-    except OSError:
-        pass
 
 
 def headline(rows: list[Row], profile: str, seed: int) -> str:

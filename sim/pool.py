@@ -28,23 +28,6 @@ def _context() -> Any:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def start(preload: Sequence[str] = ()) -> None:
-    """Start the fork server now, in the background, importing the modules *preload* there once.
-
-    Workers forked from it later begin with those modules imported (and nothing else: no task has run
-    in the server, so no cache is warm), so a caller that starts the server before its own imports
-    overlaps the two. Does nothing without ``forkserver`` or if the server is already running.
-    """
-    ctx = _context()
-    if ctx.get_start_method() != "forkserver":
-        return
-    from multiprocessing import forkserver
-
-    if preload:
-        ctx.set_forkserver_preload(list(preload))
-    forkserver.ensure_running()
-
-
 def executor(workers: int) -> ProcessPoolExecutor:
     """A pool of *workers* fresh processes (``forkserver``) that leave Ctrl-C to this process; stop it
     with :func:`terminate` on an error, as :func:`ordered_pool` does."""
@@ -66,7 +49,7 @@ def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iter
     Workers start from a clean interpreter (``forkserver``), not from a fork of the parent, so a
     worker's caches hold only what its own tasks put there.
     """
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_ignore_sigint)
+    pool = executor(workers)
     pending: set[Future[R]] = set()
     try:
         pending = {pool.submit(fn, item) for item in items}
@@ -75,10 +58,6 @@ def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iter
             for fut in done:
                 yield fut.result()
     except BaseException:
-        for fut in pending:
-            fut.cancel()
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        terminate(pool, pending)
         raise
     pool.shutdown(wait=True)
