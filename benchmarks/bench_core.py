@@ -14,8 +14,8 @@ in fresh processes:
   ``functools.lru_cache`` it replaced (the peer; the price of bounding by bytes);
 * ``core.token_cache_bytes``: a process caching 3,000 ever-larger prompts (up to 120 KB, 180 MB in all,
   each seen once, as Nemsy's whole-index prompt grows): the memory the byte-bounded cache holds (traced
-  by ``tracemalloc``) against its 64 MiB budget, and flat when the prompts double; the 8,192-entry
-  ``lru_cache`` it replaced keeps every one of them;
+  by ``tracemalloc``) against its budget (``TOKEN_CACHE_BYTES``), and flat when the prompts double;
+  the 8,192-entry ``lru_cache`` it replaced keeps every one of them;
 * ``core.facts_column``: a request's ``facts`` column (1,700 ids in runs of 1 to 5, as RSIAgent's folded
   logs) against the floor ``json.dumps(sorted(ids))`` (the same ids, no ranges); the regex-per-id
   encoding it replaced is printed beside it; ``core.facts_growing``: the columns of a growing log's

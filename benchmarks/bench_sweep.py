@@ -155,13 +155,20 @@ def long_goals(steps: int) -> list[Goal]:
             ok,
             f"peak RSS {short['_rss_mb']:.0f} / {half['_rss_mb']:.0f} / {long['_rss_mb']:.0f} MB at "
             f"{short['steps']:,} / {half['steps']:,} / {long['steps']:,} steps (the token and fact caches "
-            f"fill their 64 + 32 MiB budgets, then only the per-request series grows); "
+            f"fill their {_budgets()} budgets, then only the per-request series grows); "
             f"{long['seconds']:.1f} s, trace {size_mb:.0f} MB on disk; recall {long['recall']} over "
             f"{long['probes']:,} probes",
             unit="MB",
             extra={"runs": runs},
         )
     ]
+
+
+def _budgets() -> str:
+    from sim.text import FACT_CACHE_BYTES
+    from sim.tokens import TOKEN_CACHE_BYTES
+
+    return f"{TOKEN_CACHE_BYTES >> 20} + {FACT_CACHE_BYTES >> 20} MiB"
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ def fact_value(rng: random.Random) -> str:
 
 
 #: The byte budget of :func:`extract_facts`' cache (texts, their fact sets and per-entry overhead).
-FACT_CACHE_BYTES = 32 << 20
+FACT_CACHE_BYTES = 16 << 20
 _NO_FACTS: frozenset[str] = frozenset()
 
 
