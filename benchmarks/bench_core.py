@@ -1,152 +1,397 @@
-"""Speed of the simulation core, measured side by side in one run (not a test).
+"""Benchmark (not a test): the simulation core's speed and memory, each figure beside its floor or peer.
 
-Prints one table of throughputs and ratios:
+    python benchmarks/bench_core.py [--quick] [--json FILE]
 
-* the in-memory object store against S3 on moto in-process, on the same put / get / list workload
-  (goal: the in-memory store at least 100x faster);
-* cached against uncached exact cl100k token counting of the same messages;
-* trace records written per second to SQLite (batched) and kept in memory only;
-* bare SimPy events per second, the floor every model runs on.
+Every goal is a ratio against a floor or a fair peer measured in the same run (so it compares across
+machines), or a memory figure against its bound; configurations that could warm each other's caches run
+in fresh processes:
 
-Run: ``/work/venv/bin/python benchmarks/bench_core.py`` (``--quick`` for a smaller run). Figures are
-wall-clock and vary by machine; only the ratios are meant to be compared across runs.
+* ``core.store_model``: the in-memory object store against S3 on moto in-process **on a model's
+  workload**: every scenario that accepts both stores (the Tracecraft ones), run through the scenario
+  runner, one fresh process per store, after one warm-up run (moto's start-up is not workload);
+* ``core.tokens_cached``: counting messages already seen against counting them afresh (the cache's
+  reason to exist); ``core.token_cache_hit``: a hit in the byte-bounded cache against a hit in the
+  ``functools.lru_cache`` it replaced (the peer; the price of bounding by bytes);
+* ``core.token_cache_bytes``: a process caching 3,000 ever-larger prompts (up to 120 KB, 180 MB in all,
+  each seen once, as Nemsy's whole-index prompt grows): the memory the byte-bounded cache holds (traced
+  by ``tracemalloc``) against its budget (``TOKEN_CACHE_BYTES``), and flat when the prompts double;
+  the 8,192-entry ``lru_cache`` it replaced keeps every one of them;
+* ``core.facts_column``: a request's ``facts`` column (1,700 ids in runs of 1 to 5, as RSIAgent's folded
+  logs) against the floor ``json.dumps(sorted(ids))`` (the same ids, no ranges); the regex-per-id
+  encoding it replaced is printed beside it; ``core.facts_growing``: the columns of a growing log's
+  successive requests (each the previous ids plus two newer ones), encoded incrementally as the trace
+  does, against the same floor;
+* ``core.trace_sqlite``: trace records streamed to SQLite (batched, not kept) against plain ``sqlite3``
+  ``executemany`` of the same rows (the floor);
+* ``core.trace_flat``: memory a streamed ``Trace(keep=False)`` holds after 200,000 records (at most one
+  batch of 1,000 pending rows; nothing per record);
+* ``core.sim_events``: SimPy processes on a :class:`~sim.engine.Simulation` recording one trace op per
+  event against bare SimPy timeouts (the floor every model runs on).
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
-import random
+import re
 import sqlite3
+import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-import simpy
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sim.objects import MemoryStore, ObjectStore, PreconditionFailed, moto_store
-from sim.text import filler
-from sim.tokens import count_tokens, count_tokens_uncached
-from sim.trace import Trace
+from harness import Goal, fresh, interleaved, parser, report
 
-
-def timed(fn: Callable[[], int]) -> tuple[int, float]:
-    """Run *fn* (which returns how many operations it did) and return (operations, seconds)."""
-    t0 = time.perf_counter()
-    n = fn()
-    return n, time.perf_counter() - t0
-
-
-def store_workload(store: ObjectStore, n: int) -> int:
-    """*n* puts over 8 prefixes, *n* gets, n/10 conditional puts of existing keys, and n/10 listings by
-    prefix with start_after; returns the operation count."""
-    body = bytes(range(256))
-    keys = [f"agent-{i % 8}/memory/{i:06d}.json" for i in range(n)]
-    for k in keys:
-        store.put(k, body)
-    for k in keys:
-        store.get(k)
-    for k in keys[: n // 10]:
-        with contextlib.suppress(PreconditionFailed):
-            store.put(k, body, if_none_match=True)
-    for i in range(n // 10):
-        store.list(f"agent-{i % 8}/", start_after=keys[(i * 37) % n])
-    return 2 * n + 2 * (n // 10)
+STORES = """
+import json, statistics, sys, time
+from sim import scenario as sc
+kind, n = sys.argv[1], int(sys.argv[2])
+names = [k for k, s in sorted(sc.scenarios().items()) if {"memory", "moto"} <= set(s.stores)]
+for name in names:
+    sc.execute(name, store=kind)  # warm up: imports, moto's first start
+out = {}
+for name in names:
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        sc.execute(name, store=kind)
+        times.append(time.perf_counter() - t)
+    out[name] = statistics.median(times)
+print(json.dumps(out))
+"""
 
 
-def bench_stores(n_moto: int, repeat_memory: int) -> list[tuple[str, float, str]]:
-    mem_ops, mem_s = 0, 0.0
-    for _ in range(repeat_memory):
-        ops, s = timed(lambda: store_workload(MemoryStore(), n_moto))
-        mem_ops, mem_s = mem_ops + ops, mem_s + s
-    moto = moto_store()
-    try:
-        moto_ops, moto_s = timed(lambda: store_workload(moto, n_moto))
-    finally:
-        moto.close()
-    mem_rate, moto_rate = mem_ops / mem_s, moto_ops / moto_s
+def store_goals(quick: bool) -> list[Goal]:
+    mem = fresh(STORES, "memory", "3" if quick else "7")
+    moto = fresh(STORES, "moto", "1" if quick else "3")
+    mem.pop("_rss_mb"), moto.pop("_rss_mb")
+    m, s = sum(mem.values()), sum(moto.values())
+    per = ", ".join(f"{k.removeprefix('tracecraft_')} {moto[k] / mem[k]:.0f}x" for k in mem)
     return [
-        ("object store: memory (put/get/list ops/s)", mem_rate, f"{mem_ops} ops"),
-        ("object store: moto in-process (ops/s)", moto_rate, f"{moto_ops} ops"),
-        ("object store: memory / moto", mem_rate / moto_rate, "goal >= 100x"),
+        Goal(
+            "core.store_model",
+            f"in-memory store vs moto on the model's workload ({len(mem)} scenarios)",
+            s / m,
+            ">= 100x",
+            s / m >= 100,
+            f"{m * 1000:.1f} ms vs {s * 1000:.0f} ms per pass, scenario runner, fresh processes ({per})",
+        )
     ]
 
 
-def bench_tokens(n_messages: int, chars: int) -> list[tuple[str, float, str]]:
+def token_goals(quick: bool) -> list[Goal]:
+    import functools
+    import random
+
+    from sim.text import filler
+    from sim.tokens import TOKEN_CACHE_BYTES, count_tokens, count_tokens_uncached, text_cache
+
     rng = random.Random(0)
-    messages = [f"[{i}] " + filler(rng, chars) for i in range(n_messages)]
+    n = 300 if quick else 2000
+    messages = [f"[{i}] " + filler(rng, 4000) for i in range(n)]
     count_tokens_uncached("warm up the encoding")
-    uncached_n, uncached_s = timed(lambda: sum(1 for m in messages if count_tokens_uncached(m) >= 0))
-    count_tokens.cache_clear()
-    first_n, first_s = timed(lambda: sum(1 for m in messages if count_tokens(m) >= 0))
+    for m in messages:
+        count_tokens(m)
     rounds = 20
-    cached_n, cached_s = timed(
-        lambda: sum(1 for _ in range(rounds) for m in messages if count_tokens(m) >= 0)
+    times = interleaved(
+        {
+            "uncached": lambda: [count_tokens_uncached(m) for m in messages[: n // 10]],
+            "cached": lambda: [count_tokens(m) for _ in range(rounds) for m in messages],
+        },
+        rounds=3,
     )
+    per_uncached = times["uncached"] / (n // 10)
+    per_cached = times["cached"] / (rounds * n)
     assert [count_tokens(m) for m in messages] == [count_tokens_uncached(m) for m in messages]
-    unc, cold, hot = uncached_n / uncached_s, first_n / first_s, cached_n / cached_s
+
+    ours = text_cache(TOKEN_CACHE_BYTES)(len)
+    peer = functools.lru_cache(maxsize=8192)(len)
+    keys = [f"message {i} " * 20 for i in range(1000)]
+    for k in keys:
+        ours(k), peer(k)
+    hits = interleaved(
+        {
+            "ours": lambda: [ours(k) for _ in range(50) for k in keys],
+            "peer": lambda: [peer(k) for _ in range(50) for k in keys],
+        },
+        rounds=5,
+    )
     return [
-        (f"tokens: uncached count ({chars}-char messages/s)", unc, f"{n_messages} messages"),
-        ("tokens: cached, first sight (messages/s)", cold, "fills the cache"),
-        ("tokens: cached, repeated (messages/s)", hot, f"{rounds} rounds"),
-        ("tokens: cached repeated / uncached", hot / unc, ""),
+        Goal(
+            "core.tokens_cached",
+            "count_tokens of a message seen before vs counting it afresh",
+            per_uncached / per_cached,
+            ">= 100x",
+            per_uncached / per_cached >= 100,
+            f"{per_cached * 1e9:.0f} ns vs {per_uncached * 1e6:.0f} us per 4,000-char message",
+        ),
+        Goal(
+            "core.token_cache_hit",
+            "byte-bounded cache hit vs functools.lru_cache hit (the peer)",
+            hits["peer"] / hits["ours"],
+            ">= 0.33x",
+            hits["peer"] / hits["ours"] >= 1 / 3,
+            f"{hits['ours'] / 50_000 * 1e9:.0f} ns vs {hits['peer'] / 50_000 * 1e9:.0f} ns per hit",
+        ),
     ]
 
 
-def bench_trace(n: int) -> list[tuple[str, float, str]]:
-    def write(path: Path | None, keep: bool) -> int:
-        trace = Trace(path, keep=keep)
+GROWING = """
+import functools, json, random, sys, tracemalloc
+from sim.tokens import TOKEN_CACHE_BYTES, text_cache
+from sim.text import filler
+n = int(sys.argv[2])
+base = filler(random.Random(0), 40 * n + 10)
+peer = sys.argv[1] == "lru"
+cached = functools.lru_cache(maxsize=8192)(len) if peer else text_cache(TOKEN_CACHE_BYTES)(len)
+tracemalloc.start()
+start, _ = tracemalloc.get_traced_memory()
+total = 0
+for i in range(1, n + 1):
+    text = base[: 40 * i] + f" {i}"  # a new, larger prompt each time, seen once
+    total += len(text)
+    cached(text)
+    del text
+held, _ = tracemalloc.get_traced_memory()
+tracemalloc.stop()
+mb = 1e6
+out = {"texts_mb": total / mb, "held_mb": (held - start) / mb, "budget_mb": TOKEN_CACHE_BYTES / mb}
+print(json.dumps(out))
+"""
+
+
+def cache_rss_goals(quick: bool) -> list[Goal]:
+    n = 1500 if quick else 3000
+    peer = fresh(GROWING, "lru", str(n))
+    ours = fresh(GROWING, "ours", str(n))
+    more = fresh(GROWING, "ours", str(2 * n))
+    flat = more["_rss_mb"] - ours["_rss_mb"]
+    # The charge per entry covers its text, value and node; the dict's own table adds a little more.
+    bound = 1.05 * ours["budget_mb"]
+    ok = ours["held_mb"] <= bound and more["held_mb"] <= bound and flat < 32
+    return [
+        Goal(
+            "core.token_cache_bytes",
+            f"{n:,} ever-larger prompts ({ours['texts_mb']:.0f} MB) through the token cache: memory held",
+            ours["held_mb"],
+            f"<= {bound:.1f} MB (budget + 5%), flat",
+            ok,
+            f"budget {ours['budget_mb']:.1f} MB; the 8,192-entry lru_cache it replaced holds "
+            f"{peer['held_mb']:.0f} MB (peak RSS "
+            f"{peer['_rss_mb']:.0f} MB); byte-bounded: peak RSS {ours['_rss_mb']:.0f} MB, and "
+            f"{more['_rss_mb']:.0f} MB after "
+            f"{2 * n:,} prompts ({more['texts_mb']:.0f} MB; held {more['held_mb']:.0f} MB)",
+            unit="MB",
+        )
+    ]
+
+
+_NUM = re.compile(r"FACT-(\d{4,})")
+FACTS = '["FACT-0001", "FACT-0002"]'
+
+
+def _reference_encode(ids: frozenset[str]) -> str:
+    """The encoding it replaced: a regex per id, a walk per run (the same bytes)."""
+    nums, other = [], []
+    for f in ids:
+        m = _NUM.fullmatch(f)
+        if m and f == f"FACT-{int(m.group(1)):04d}":
+            nums.append(int(m.group(1)))
+        else:
+            other.append(f)
+    items: list[str] = []
+    nums.sort()
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        if j - i >= 2:
+            items.append(f"FACT-{nums[i]:04d}..FACT-{nums[j]:04d}")
+        else:
+            items.extend(f"FACT-{n:04d}" for n in nums[i : j + 1])
+        i = j + 1
+    return json.dumps(items + sorted(other), ensure_ascii=False, sort_keys=True, default=str)
+
+
+def facts_goals(quick: bool) -> list[Goal]:
+    import random
+
+    from sim.trace import FactColumns, encode_facts
+
+    rng = random.Random(3)
+    nums: set[int] = set()
+    n = 1
+    while len(nums) < 1700:
+        k = rng.choice([1, 1, 2, 3, 4, 5])
+        nums |= set(range(n, n + k))
+        n += k + rng.choice([1, 2, 3, 5])
+    ids = frozenset(f"FACT-{i:04d}" for i in nums)
+    assert encode_facts(ids) == _reference_encode(ids)
+    reps = 20 if quick else 100
+
+    def many(fn: object) -> object:
+        return lambda: [fn(ids) for _ in range(reps)]  # type: ignore[operator]
+
+    t = interleaved(
+        {
+            "ours": many(encode_facts),
+            "floor": many(lambda x: json.dumps(sorted(x))),
+            "old": many(_reference_encode),
+        },
+        rounds=5,
+    )
+    # A growing log: each request carries the previous one's ids and two newer ones (RSIAgent's WORK LOG).
+    top = max(nums)
+    log = [
+        ids | {f"FACT-{top + 3 * k + j:04d}" for k in range(1, step + 1) for j in (1, 2)}
+        for step in range(reps)
+    ]
+
+    def incremental() -> None:
+        columns = FactColumns()
+        for x in log:
+            columns.encode(x, ("bench", "", "log"))
+
+    g = interleaved({"incremental": incremental, "afresh": lambda: [encode_facts(x) for x in log]}, rounds=5)
+    assert all(FactColumns().encode(x, ("b", "", "r")) == encode_facts(x) for x in log[:3])
+    return [
+        Goal(
+            "core.facts_column",
+            "facts column of a 1,700-id request vs json.dumps(sorted(ids)) (the floor)",
+            t["floor"] / t["ours"],
+            ">= 0.33x",
+            t["floor"] / t["ours"] >= 1 / 3,
+            f"{t['ours'] / reps * 1e6:.0f} us vs {t['floor'] / reps * 1e6:.0f} us; the regex encoding it "
+            f"replaced: {t['old'] / reps * 1e6:.0f} us ({t['old'] / t['ours']:.1f}x slower), same bytes",
+        ),
+        Goal(
+            "core.facts_growing",
+            "facts columns of a growing log's requests, incremental vs the floor",
+            t["floor"] / reps / (g["incremental"] / len(log)),
+            ">= 1x",
+            t["floor"] / reps / (g["incremental"] / len(log)) >= 1,
+            f"{g['incremental'] / len(log) * 1e6:.0f} us per request ({g['afresh'] / len(log) * 1e6:.0f} us "
+            f"encoded afresh; json.dumps(sorted(ids)) {t['floor'] / reps * 1e6:.0f} us), same bytes",
+        ),
+    ]
+
+
+def trace_goals(quick: bool) -> list[Goal]:
+    from sim.trace import Trace
+
+    n = 20_000 if quick else 200_000
+
+    def write(path: Path | None) -> None:
+        trace = Trace(path, keep=False)
         for i in range(n):
             if i % 4 == 3:
                 trace.request(
-                    "bench",
-                    "react.hop",
-                    agent="a",
-                    exact_tokens=1200 + i % 97,
-                    estimate=1100,
-                    messages=3,
-                    facts={"FACT-0001", "FACT-0002"},
-                    hop=i,
-                )
+                    "bench", "react.hop", agent="a", exact_tokens=1200 + i % 97, estimate=1100, messages=3,
+                    facts={"FACT-0001", "FACT-0002"}, hop=i,
+                )  # fmt: skip
             else:
                 trace.op("bench", "write_memory_doc", agent="a", key=f"k/{i}", bytes=i % 4096)
-        trace.close()
-        return n
+        trace.close(complete=True)
 
-    def raw_sqlite(path: Path) -> int:
-        """The floor: plain sqlite3 ``executemany`` of the same rows, one transaction per 1,000."""
+    def raw(path: Path) -> None:
+        """The floor: the same rows (the same JSON texts) into the same two tables with plain sqlite3."""
         con = sqlite3.connect(path)
         con.execute(
             "create table ops (seq integer primary key, time real, agent text, system text, op text, "
             "phase text, detail text)"
         )
-        rows = [
-            (i, 0.0, "a", "bench", "write_memory_doc", "ok", json.dumps({"key": f"k/{i}", "bytes": i % 4096}))
-            for i in range(1, n + 1)
-        ]
-        for lo in range(0, n, 1000):
-            with con:
-                con.executemany("insert into ops values (?, ?, ?, ?, ?, ?, ?)", rows[lo : lo + 1000])
+        con.execute(
+            "create table requests (seq integer primary key, time real, agent text, system text, route text, "
+            "exact_tokens integer, estimate integer, messages integer, facts text, needed text, detail text)"
+        )
+        ops: list[tuple[object, ...]] = []
+        reqs: list[tuple[object, ...]] = []
+        for i in range(n):
+            if i % 4 == 3:
+                detail = json.dumps({"hop": i})
+                reqs.append(
+                    (i + 1, 0.0, "a", "bench", "react.hop", 1200 + i % 97, 1100, 3, FACTS, "[]", detail)
+                )
+            else:
+                ops.append(
+                    (
+                        i + 1,
+                        0.0,
+                        "a",
+                        "bench",
+                        "write_memory_doc",
+                        "ok",
+                        json.dumps({"bytes": i % 4096, "key": f"k/{i}"}),
+                    )
+                )
+            if len(ops) >= 1000 or len(reqs) >= 1000 or i == n - 1:
+                with con:
+                    con.executemany("insert into ops values (?, ?, ?, ?, ?, ?, ?)", ops)
+                    con.executemany("insert into requests values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", reqs)
+                ops, reqs = [], []
         con.close()
-        return n
 
     with tempfile.TemporaryDirectory(prefix="memsim-bench-") as tmp:
-        sq_n, sq_s = timed(lambda: write(Path(tmp) / "trace.db", keep=False))
-        both_n, both_s = timed(lambda: write(Path(tmp) / "trace2.db", keep=True))
-        raw_n, raw_s = timed(lambda: raw_sqlite(Path(tmp) / "raw.db"))
-    mem_n, mem_s = timed(lambda: write(None, keep=True))
+        k = iter(range(1000))
+        t = interleaved(
+            {
+                "trace": lambda: write(Path(tmp) / f"t{next(k)}.db"),
+                "raw": lambda: raw(Path(tmp) / f"r{next(k)}.db"),
+            },
+            rounds=3,
+        )
+    flat = fresh(FLAT, str(n))
     return [
-        ("trace: records/s to SQLite (batched, not kept)", sq_n / sq_s, f"{n} records"),
-        ("trace: records/s to SQLite and kept in memory", both_n / both_s, f"{n} records"),
-        ("trace: records/s kept in memory only", mem_n / mem_s, f"{n} records"),
-        ("trace: raw sqlite3 executemany rows/s (floor)", raw_n / raw_s, "same rows, no sqlite-utils"),
+        Goal(
+            "core.trace_sqlite",
+            "trace records streamed to SQLite vs plain sqlite3 executemany (the floor)",
+            t["raw"] / t["trace"],
+            ">= 0.5x",
+            t["raw"] / t["trace"] >= 0.5,
+            f"{n / t['trace']:,.0f} vs {n / t['raw']:,.0f} records/s ({n:,} records, batches of 1,000)",
+        ),
+        Goal(
+            "core.trace_flat",
+            f"memory a streamed Trace(keep=False) holds after {n:,} records",
+            flat["held_kb"],
+            "< 1,024 KB",
+            flat["held_kb"] < 1024 and flat["kept"] == 0,
+            f"{flat['held_kb']:.0f} KB traced by tracemalloc at the end (at most one 1,000-record batch is "
+            f"pending); records kept: {flat['kept']}",
+            unit="KB",
+        ),
     ]
 
 
-def bench_simpy(n: int) -> list[tuple[str, float, str]]:
-    def run() -> int:
+FLAT = """
+import json, sys, tempfile, tracemalloc
+from pathlib import Path
+from sim.trace import Trace
+n = int(sys.argv[1])
+with tempfile.TemporaryDirectory() as tmp:
+    trace = Trace(Path(tmp) / "t.db", keep=False)
+    trace.op("bench", "warm", i=0)
+    trace.flush()
+    tracemalloc.start()
+    for i in range(n):
+        trace.op("bench", "write_memory_doc", agent="a", key=f"k/{i}", bytes=i % 4096)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    kept = len(trace.data.ops) + len(trace.data.requests)
+    trace.close(complete=True)
+print(json.dumps({"held_kb": held / 1024, "kept": kept}))
+"""
+
+
+def simpy_goals(quick: bool) -> list[Goal]:
+    import simpy
+
+    from sim.engine import Simulation
+
+    n = 100_000 if quick else 400_000
+
+    def bare() -> None:
         env = simpy.Environment()
 
         def proc(k: int):  # type: ignore[no-untyped-def]
@@ -156,28 +401,42 @@ def bench_simpy(n: int) -> list[tuple[str, float, str]]:
         for _ in range(4):
             env.process(proc(n // 4))
         env.run()
-        return n
 
-    events, s = timed(run)
-    return [("simpy: bare timeout events/s (the floor)", events / s, f"{events} events, 4 processes")]
+    def core() -> None:
+        sim = Simulation(0, keep_trace=False)
+
+        def proc(k: int, agent: str):  # type: ignore[no-untyped-def]
+            for i in range(k):
+                yield sim.timeout(1)
+                sim.trace.op("bench", "tick", agent=agent, i=i)
+
+        for j in range(4):
+            sim.process(proc(n // 4, f"a{j}"))
+        sim.run()
+
+    t = interleaved({"bare": bare, "core": core}, rounds=3)
+    return [
+        Goal(
+            "core.sim_events",
+            "SimPy events on a Simulation with a trace op each vs bare SimPy timeouts (the floor)",
+            t["bare"] / t["core"],
+            ">= 0.2x",
+            t["bare"] / t["core"] >= 0.2,
+            f"{n / t['core']:,.0f} vs {n / t['bare']:,.0f} events/s ({n:,} events, 4 processes)",
+        )
+    ]
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="a smaller run (about 5 s)")
-    args = parser.parse_args(argv)
-    q = args.quick
-    rows: list[tuple[str, float, str]] = []
-    rows += bench_stores(n_moto=300 if q else 1000, repeat_memory=5 if q else 20)
-    rows += bench_tokens(n_messages=300 if q else 2000, chars=4000)
-    rows += bench_trace(n=20_000 if q else 200_000)
-    rows += bench_simpy(n=100_000 if q else 1_000_000)
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{width}}  {'value':>14}  note")
-    print(f"{'-' * width}  {'-' * 14}  ----")
-    for name, value, note in rows:
-        shown = f"{value:,.1f}x" if name.endswith(("moto", "uncached")) else f"{value:,.0f}"
-        print(f"{name:<{width}}  {shown:>14}  {note}")
+def main() -> None:
+    ap = parser(__doc__.splitlines()[0] if __doc__ else "")
+    a = ap.parse_args()
+    goals = store_goals(a.quick)
+    goals += token_goals(a.quick)
+    goals += cache_rss_goals(a.quick)
+    goals += facts_goals(a.quick)
+    goals += trace_goals(a.quick)
+    goals += simpy_goals(a.quick)
+    report("core: speed and memory", goals, a.json)
 
 
 if __name__ == "__main__":

@@ -1,98 +1,187 @@
-"""Benchmark (not a test): the claims suite, the sweep's scaling, and a long run's peak memory.
+"""Benchmark (not a test): the sweep's scaling over worker processes, and a long cell in flat memory.
 
-    python benchmarks/bench_sweep.py [--long-steps 100000] [--design merchantbench]
+    python benchmarks/bench_sweep.py [--rounds 3] [--quick] [--json FILE]
 
-Prints:
-1. the claims suite in the ``ci`` profile: total wall time and the slowest claims;
-2. the context-budget sweep at 1 and 2 local workers: wall time and speed-up;
-3. one long single run (default 100,000 load steps) with its trace streamed to SQLite: peak RSS of the
-   child process that ran it, steps per second.
+Every configuration runs in a **fresh process** (the 2-worker run used to be forked from a parent whose
+token caches the 1-worker run had filled, which printed 2.17x), interleaved over rounds (medians):
+
+* ``sweep.workers``: the default sweep's cells (every design and the oracle, windows 8k/32k/128k, 3
+  seeds: what ``memsim bench`` runs) through ``sim.bench.run_sweep`` with 2 worker processes against 1;
+  wall time from interpreter start, pool start-up included. The rows must be identical.
+* ``sweep.command``: the whole ``memsim bench --workers N`` command (its SQLite, CSV and plots too) with
+  2 against 1. Writing the outputs is serial, so this ratio is below the sweep's.
+* ``sweep.split_cost``: the CPU the grouping itself costs: the default sweep's cells run group by group
+  (the groups 2 workers get) with every per-process cache emptied between groups (token counts, fact
+  sets, workloads: the worst case, a fresh worker per group) against all cells in one process. Splitting
+  by window instead of by design cost 1.65x. (Two busy processes also slow each other on a shared
+  machine; that shows in ``sweep.workers``, not here.)
+* ``sweep.long_rss``: one oracle cell of 110,000 steps (100,000 load steps of seed 2, about 100,000
+  facts) with its trace streamed to SQLite: its peak RSS, beside cells of 11,000 and 55,000 steps
+  (flat memory once the byte-bounded caches are full: the workload is generated a step at a time and
+  the trace keeps no record; only the per-request series the plots draw grows, about 7 MB per 55,000
+  steps). Its recall must be 1.0 (every fact id of any width is seen).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def claims_suite() -> None:
-    from sim import ledger
+from harness import Goal, command_time, fresh, fresh_rounds, median, parser, report
 
-    t0 = time.perf_counter()
-    results = ledger.run_all(profile="ci", progress=False)
-    total = time.perf_counter() - t0
-    rows = sorted((r for r, _, _ in results), key=lambda r: -r.seconds)
-    ok = sum(r.faithful_ok and r.fixed_ok for r in rows)
-    print(f"claims suite (ci profile): {len(rows)} claims, {ok} passed both ways, {total:.1f} s total")
-    for r in rows[:8]:
-        print(f"  slowest: {r.claim:55s} {r.seconds:6.2f} s")
+SWEEP = """
+import hashlib, json, sys, time
+t0 = time.perf_counter()
+from sim import bench
+tasks = bench.tasks_for(bench.parse_designs(None), [8000, 32000, 128000], int(sys.argv[2]), None)
+rows = bench.run_sweep(tasks, workers=int(sys.argv[1]), progress=False)
+seconds = time.perf_counter() - t0
+for r in rows:
+    r.pop("seconds")
+digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
+print(json.dumps({"seconds": seconds, "rows": digest, "cells": len(rows)}))
+"""
 
+SPLIT = """
+import json, statistics, sys, time
+from sim import bench, workload
+from sim.bench.executors import group_tasks
+from sim.text import _sentences, extract_facts
+from sim.tokens import count_tokens
+tasks = bench.tasks_for(bench.parse_designs(None), [8000, 32000, 128000], int(sys.argv[1]), None)
+groups = group_tasks(tasks, 2)
+def clear():
+    count_tokens.cache_clear(); extract_facts.cache_clear(); workload._SHARED.clear()
+def run(split):
+    clear()
+    t = time.process_time()
+    for g in groups:
+        if split:
+            clear()
+        for i in g:
+            bench.run_task(tasks[i])
+    return time.process_time() - t
+count_tokens("warm up"); _sentences(); run(False)  # imports and first-use costs out of the way
+times = {"whole": [], "split": []}
+for _ in range(int(sys.argv[2])):
+    times["whole"].append(run(False)); times["split"].append(run(True))
+print(json.dumps({k: statistics.median(v) for k, v in times.items()} | {"groups": len(groups)}))
+"""
 
-def sweep_scaling() -> None:
-    from sim import bench
-
-    tasks = bench.tasks_for(bench.available_designs(), [8000, 32000, 128000], 2, None)
-    bench.run_sweep(tasks[:5], progress=False)  # warm up: imports, the encoding, the sentence pool
-    times = {}
-    for workers in (1, 2):
-        t0 = time.perf_counter()
-        bench.run_sweep(tasks, workers=workers, progress=False)
-        times[workers] = time.perf_counter() - t0
-    print(
-        f"sweep ({len(tasks)} cells): 1 worker {times[1]:.1f} s, 2 workers {times[2]:.1f} s, "
-        f"speed-up {times[1] / times[2]:.2f}x"
-    )
-
-
-CHILD = """
+LONG = """
 import json, sys, time
 from sim import bench
 t0 = time.perf_counter()
-row = bench.run_task(bench.Task(sys.argv[1], int(sys.argv[2]), 0, int(sys.argv[3])), trace_path=sys.argv[4])
-row.pop("series")
-print(json.dumps({"seconds": time.perf_counter() - t0, **row}))
+row = bench.run_task(bench.Task("oracle", 32000, 2, int(sys.argv[1])), trace_path=sys.argv[2])
+print(json.dumps({"seconds": time.perf_counter() - t0, "steps": row["steps"], "recall": row["recall"],
+                  "probes": row["probes"]}))
 """
 
 
-def long_run(design: str, steps: int, budget: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "long.db"
-        out = subprocess.run(
-            [sys.executable, "-c", CHILD, design, str(budget), str(steps), str(db)],
-            check=True,
-            capture_output=True,
-            text=True,
+def sweep_goals(rounds: int, seeds: int) -> list[Goal]:
+    runs = fresh_rounds({w: (lambda w=w: fresh(SWEEP, str(w), str(seeds))) for w in (1, 2)}, rounds)
+    one, two = (median([r["seconds"] for r in runs[w]]) for w in (1, 2))
+    same = len({r["rows"] for w in (1, 2) for r in runs[w]}) == 1
+    n = runs[1][0]["cells"]
+    memsim = str(Path(sys.executable).with_name("memsim"))
+    with tempfile.TemporaryDirectory(prefix="memsim-bench-sweep-") as tmp:
+        cmd = fresh_rounds(
+            {
+                w: (
+                    lambda w=w: command_time(
+                        [memsim, "bench", "--seeds", str(seeds), "--workers", str(w), "--out", f"{tmp}/w{w}"]
+                    )
+                )
+                for w in (1, 2)
+            },
+            rounds,
         )
-        row = json.loads(out.stdout.strip().splitlines()[-1])
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        size_mb = db.stat().st_size / 1e6
-    print(
-        f"long run: {design}, {row['steps']:,} steps at window {budget:,}: {row['seconds']:.1f} s "
-        f"({row['steps'] / row['seconds']:,.0f} steps/s), peak RSS {peak_mb:.0f} MB, "
-        f"trace {size_mb:.0f} MB on disk"
-    )
+    c1, c2 = median(cmd[1]), median(cmd[2])
+    return [
+        Goal(
+            "sweep.workers",
+            f"default sweep ({n} cells), 2 workers vs 1",
+            one / two,
+            ">= 1.8x",
+            one / two >= 1.8 and same,
+            f"1 worker {one:.2f} s, 2 workers {two:.2f} s, fresh processes, median of {rounds}; rows "
+            f"identical: {same}",
+        ),
+        Goal(
+            "sweep.command",
+            "`memsim bench` command, 2 workers vs 1",
+            c1 / c2,
+            ">= 1.8x",
+            c1 / c2 >= 1.8,
+            f"1 worker {c1:.2f} s, 2 workers {c2:.2f} s, with its outputs and plots (serial), "
+            f"median of {rounds}",
+        ),
+    ]
+
+
+def split_goals(rounds: int, seeds: int) -> list[Goal]:
+    r = fresh(SPLIT, str(seeds), str(rounds))
+    ratio = r["split"] / r["whole"]
+    return [
+        Goal(
+            "sweep.split_cost",
+            f"CPU of the sweep split into its {r['groups']} groups vs one process",
+            ratio,
+            "<= 1.10x",
+            ratio <= 1.10,
+            f"{r['split']:.2f} s vs {r['whole']:.2f} s CPU, caches emptied between groups, "
+            f"median of {rounds}",
+        )
+    ]
+
+
+def long_goals(steps: int) -> list[Goal]:
+    with tempfile.TemporaryDirectory(prefix="memsim-bench-long-") as tmp:
+        runs = [fresh(LONG, str(n), f"{tmp}/long{n}.db") for n in (steps // 10, steps // 2, steps)]
+        size_mb = Path(f"{tmp}/long{steps}.db").stat().st_size / 1e6
+    short, half, long = runs
+    growth = long["_rss_mb"] - half["_rss_mb"]
+    ok = long["_rss_mb"] < 500 and growth < 32 and all(r["recall"] == 1.0 for r in runs)
+    return [
+        Goal(
+            "sweep.long_rss",
+            f"oracle cell of {long['steps']:,} steps, trace streamed: peak RSS",
+            long["_rss_mb"],
+            "< 500 MB, flat",
+            ok,
+            f"peak RSS {short['_rss_mb']:.0f} / {half['_rss_mb']:.0f} / {long['_rss_mb']:.0f} MB at "
+            f"{short['steps']:,} / {half['steps']:,} / {long['steps']:,} steps (the token and fact caches "
+            f"fill their {_budgets()} budgets, then only the per-request series grows); "
+            f"{long['seconds']:.1f} s, trace {size_mb:.0f} MB on disk; recall {long['recall']} over "
+            f"{long['probes']:,} probes",
+            unit="MB",
+            extra={"runs": runs},
+        )
+    ]
+
+
+def _budgets() -> str:
+    from sim.text import FACT_CACHE_BYTES
+    from sim.tokens import TOKEN_CACHE_BYTES
+
+    return f"{TOKEN_CACHE_BYTES >> 20} + {FACT_CACHE_BYTES >> 20} MiB"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--long-steps", type=int, default=100_000)
-    ap.add_argument("--design", default="merchantbench")
-    ap.add_argument("--budget", type=int, default=32_000)
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip: claims,sweep,long")
+    ap = parser(__doc__.splitlines()[0] if __doc__ else "")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per configuration")
     a = ap.parse_args()
-    skip = set(a.skip.split(","))
-    if "claims" not in skip:
-        claims_suite()
-    if "sweep" not in skip:
-        sweep_scaling()
-    if "long" not in skip:
-        long_run(a.design, a.long_steps, a.budget)
+    rounds = 1 if a.quick else a.rounds
+    goals = sweep_goals(rounds, seeds=3)
+    goals += split_goals(rounds, seeds=3)
+    goals += long_goals(10_000 if a.quick else 100_000)
+    report("sweep: workers and long runs", goals, a.json)
+    if a.json is None:
+        print(json.dumps({g.key: round(g.value, 3) for g in goals}))
 
 
 if __name__ == "__main__":

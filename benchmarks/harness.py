@@ -70,6 +70,35 @@ def fresh(code: str, *args: str, timeout: float = 3600) -> Any:
     return value
 
 
+def command_time(argv: Sequence[str], *, timeout: float = 3600) -> float:
+    """Wall seconds of running *argv* as a fresh process from the repository root (output discarded); a
+    failing command raises :class:`RuntimeError` with its last stderr lines."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        list(argv), capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )  # fmt: skip
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stderr[-3000:]}")
+    return seconds
+
+
+def fresh_rounds(configs: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[Any]]:
+    """Run each configuration (a call that starts its own fresh process) once per round, interleaved
+    (``a b a b ...``), so drift in the machine's load hits every configuration alike."""
+    out: dict[str, list[Any]] = {k: [] for k in configs}
+    for _ in range(rounds):
+        for k, fn in configs.items():
+            out[k].append(fn())
+    return out
+
+
+def median(values: Sequence[float]) -> float:
+    """The median of *values*."""
+    return statistics.median(values)
+
+
 def median_time(fn: Callable[[], Any], rounds: int = 5) -> float:
     """The median wall time of *rounds* calls of *fn*, in seconds."""
     times = []
@@ -92,13 +121,29 @@ def interleaved(fns: dict[str, Callable[[], Any]], rounds: int = 5) -> dict[str,
 
 
 def machine() -> dict[str, Any]:
-    """What the numbers were measured on."""
+    """What the numbers were measured on (with the load average when measured: other work on the machine
+    slows every configuration, and parallel ones most)."""
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        load = []
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
-        "processor": platform.processor() or platform.machine(),
+        "processor": _cpu_model() or platform.processor() or platform.machine(),
+        "load_average": load,
     }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
 
 
 def parser(description: str) -> argparse.ArgumentParser:

@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -66,13 +66,28 @@ def quiet_children() -> Iterator[None]:
         os.close(devnull)
 
 
+def executor(workers: int) -> ProcessPoolExecutor:
+    """A pool of *workers* fresh processes (``forkserver``) that leave Ctrl-C to this process; stop it
+    with :func:`terminate` on an error, as :func:`ordered_pool` does."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_ignore_sigint)
+
+
+def terminate(pool: ProcessPoolExecutor, pending: Iterable[Future[Any]] = ()) -> None:
+    """Cancel *pending* and stop *pool*'s workers now, without waiting for their current task."""
+    for fut in pending:
+        fut.cancel()
+    for proc in list(getattr(pool, "_processes", {}).values()):
+        proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
     """Run ``fn(item)`` for every item in *workers* fresh processes; yield results as they finish.
 
     Workers start from a clean interpreter (``forkserver``), not from a fork of the parent, so a
     worker's caches hold only what its own tasks put there.
     """
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_ignore_sigint)
+    pool = executor(workers)
     pending: set[Future[R]] = set()
     try:
         with quiet_children():  # the fork server, the resource tracker and the workers start here
@@ -82,10 +97,6 @@ def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iter
             for fut in done:
                 yield fut.result()
     except BaseException:
-        for fut in pending:
-            fut.cancel()
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        terminate(pool, pending)
         raise
     pool.shutdown(wait=True)

@@ -12,8 +12,11 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import sys
 from functools import lru_cache
 from importlib import resources
+
+from sim.tokens import text_cache
 
 #: Values a fact can take (colors: one cl100k token each, easy to read in traces).
 FACT_VALUES = (
@@ -50,10 +53,21 @@ def fact_value(rng: random.Random) -> str:
     return rng.choice(FACT_VALUES)
 
 
-@lru_cache(maxsize=8_192)
+#: The byte budget of :func:`extract_facts`' cache (texts, their fact sets and per-entry overhead).
+FACT_CACHE_BYTES = 16 << 20
+_NO_FACTS: frozenset[str] = frozenset()
+
+
+def _fact_set_bytes(ids: frozenset[str]) -> int:
+    # The shared empty set costs nothing; each id is a short string (about 60 bytes) in the set's table.
+    return sys.getsizeof(ids) + 64 * len(ids) if ids else 0
+
+
+@text_cache(FACT_CACHE_BYTES, _fact_set_bytes)
 def extract_facts(text: str) -> frozenset[str]:
-    """The ids of every fact token present in *text* (``{"FACT-0017", ...}``)."""
-    return frozenset(f"FACT-{num}" for num, _ in FACT_RE.findall(text))
+    """The ids of every fact token present in *text* (``{"FACT-0017", ...}``; ids of any width)."""
+    found = FACT_RE.findall(text)
+    return frozenset(f"FACT-{num}" for num, _ in found) if found else _NO_FACTS
 
 
 def extract_fact_values(text: str) -> dict[str, str]:

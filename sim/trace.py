@@ -29,7 +29,9 @@ A request's ``detail`` carries ``tokens_by_kind`` when its parts were labelled (
 
 from __future__ import annotations
 
+import bisect
 import json
+import operator
 import os
 import re
 import sqlite3
@@ -56,11 +58,46 @@ def astuple(record: Any) -> tuple[Any, ...]:
     return tuple(record.__dict__.values())
 
 
-_FACT_NUM = re.compile(r"FACT-(\d{4,})")
+#: Fact id to its number (-1 when the id is not the canonical ``FACT-{n:04d}`` form of a number); a
+#: memo of :func:`_fact_number`, emptied when it reaches :data:`_FACT_MEMO_MAX` ids (at most about 8 MB).
+_FACT_NUMBERS: dict[str, int] = {}
+_FACT_MEMO_MAX = 1 << 16
 
 
 class TraceError(UsageError):
     """A file that is not a complete memsim trace of this schema (exit code 2 at the command line)."""
+
+
+def _fact_number(f: str) -> int:
+    """The number of a canonical fact id (``FACT-0017`` -> 17, ``FACT-12345`` -> 12345), else -1.
+
+    Canonical means ``f == f"FACT-{n:04d}"``: ASCII digits, exactly four of them below 10,000 and no
+    leading zero above (``FACT-00017`` and ``FACT-017`` are not canonical).
+    """
+    digits = f[5:]
+    if (
+        f.startswith("FACT-")
+        and digits.isascii()
+        and digits.isdigit()
+        and (len(digits) == 4 or (len(digits) > 4 and digits[0] != "0"))
+    ):
+        return int(digits)
+    return -1
+
+
+def _sorted_by_number(ids: frozenset[str] | set[str]) -> tuple[list[str], list[int]]:
+    """*ids* sorted by number (non-canonical ids first, numbered -1) and their numbers, through the memo."""
+    memo = _FACT_NUMBERS
+    try:
+        names = sorted(ids, key=memo.__getitem__)
+    except KeyError:
+        if len(memo) + len(ids) > _FACT_MEMO_MAX:
+            memo.clear()
+        for f in ids:
+            if f not in memo:
+                memo[f] = _fact_number(f)
+        names = sorted(ids, key=memo.__getitem__)
+    return names, list(map(memo.__getitem__, names))
 
 
 def encode_facts(ids: frozenset[str] | set[str]) -> str:
@@ -68,29 +105,107 @@ def encode_facts(ids: frozenset[str] | set[str]) -> str:
 
     A request that carries a whole folded log holds thousands of facts; ranges keep long traces small.
     Ids of any width fold (``FACT-9999..FACT-10002``); an id that is not the canonical form of its number
-    (``FACT-00017``) is kept as it is.
+    (``FACT-00017``) is kept as it is, after the canonical ones. Ids are numbered through a memo and runs
+    are found by byte search, so a request with thousands of facts costs little more than its sort.
     """
-    nums: list[int] = []
+    if not ids:
+        return "[]"
+    names, nums = _sorted_by_number(ids)
     other: list[str] = []
-    for f in ids:
-        m = _FACT_NUM.fullmatch(f)
-        if m and f == f"FACT-{int(m.group(1)):04d}":
-            nums.append(int(m.group(1)))
-        else:
-            other.append(f)
+    if nums[0] < 0:  # non-canonical ids sort first (number -1)
+        k = bisect.bisect_right(nums, -1)
+        other = sorted(names[:k])
+        names, nums = names[k:], nums[k:]
+    return _json(_fold(names, nums)[0] + other)
+
+
+def _fold(names: list[str], nums: list[int]) -> tuple[list[str], int]:
+    """The items of canonical ids sorted by number, and the index where their last run of consecutive
+    numbers starts (appending larger numbers can change only that run's items)."""
+    if not nums:
+        return [], 0
+    # follows[k] is 1 when nums[k + 1] == nums[k] + 1: two 1s in a row start a range of three or more ids,
+    # which runs to the next 0. The searches are bytes.find, so the cost is the sort, not the id count.
+    follows = bytes(map((1).__eq__, map(operator.sub, nums[1:], nums)))
     items: list[str] = []
-    nums.sort()
-    i = 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        if j - i >= 2:
-            items.append(f"FACT-{nums[i]:04d}..FACT-{nums[j]:04d}")
-        else:
-            items.extend(f"FACT-{n:04d}" for n in nums[i : j + 1])
-        i = j + 1
-    return _json(items + sorted(other))
+    pos = 0
+    while True:
+        k = follows.find(b"\x01\x01", pos)
+        if k < 0:
+            items.extend(names[pos:])
+            break
+        end = follows.find(b"\x00", k + 2)
+        if end < 0:
+            end = len(follows)
+        items.extend(names[pos:k])
+        items.append(f"{names[k]}..{names[end]}")
+        pos = end + 1
+    return items, follows.rfind(b"\x00") + 1
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One request's encoded facts, kept to encode the next request of the same route incrementally."""
+
+    ids: frozenset[str]
+    names: list[str]
+    nums: list[int]
+    items: list[str]
+    run_start: int
+    text: str
+
+
+class FactColumns:
+    """Encodes the ``facts`` column of successive requests (:func:`encode_facts`' bytes, exactly).
+
+    A route's request usually carries the previous request's facts plus newer ones (a growing history
+    or log): then only the new ids are sorted and only the last run is folded again. Anything else (an
+    id dropped, an older id added, a non-canonical id) is encoded afresh. One previous column is kept per
+    (system, agent, route), for at most :data:`ROUTES` routes: memory is one request's facts per route.
+    """
+
+    ROUTES = 16
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, str, str], _Column] = {}
+
+    def encode(self, ids: frozenset[str] | set[str], route: tuple[str, str, str]) -> str:
+        """The encoded column of *ids*, for a request of *route*."""
+        prev = self._last.pop(route, None)
+        col = self._grow(prev, ids) if prev is not None else None
+        if col is None:
+            col = self._fresh(ids)
+            if col is None:
+                return encode_facts(ids)
+        self._last[route] = col
+        if len(self._last) > self.ROUTES:
+            del self._last[next(iter(self._last))]
+        return col.text
+
+    @staticmethod
+    def _fresh(ids: frozenset[str] | set[str]) -> _Column | None:
+        if not ids:
+            return None
+        names, nums = _sorted_by_number(ids)
+        if nums[0] < 0:  # a non-canonical id: not kept
+            return None
+        items, run = _fold(names, nums)
+        return _Column(frozenset(ids), names, nums, items, run, _json(items))
+
+    @staticmethod
+    def _grow(prev: _Column, ids: frozenset[str] | set[str]) -> _Column | None:
+        if len(ids) == len(prev.ids) and prev.ids == ids:
+            return prev
+        if len(ids) <= len(prev.ids) or not prev.ids <= ids:
+            return None
+        new_names, new_nums = _sorted_by_number(ids - prev.ids)
+        if new_nums[0] <= prev.nums[-1]:  # an older (or non-canonical) id came back: not a growth
+            return None
+        names, nums, run = prev.names + new_names, prev.nums + new_nums, prev.run_start
+        tail, tail_run = _fold(names[run:], nums[run:])
+        old_tail = len(prev.names) - run  # the last run's ids: one range item, or one or two ids
+        items = prev.items[: len(prev.items) - (1 if old_tail >= 3 else old_tail)] + tail
+        return _Column(frozenset(ids), names, nums, items, run + tail_run, _json(items))
 
 
 def decode_facts(text: str) -> frozenset[str]:
@@ -106,8 +221,27 @@ def decode_facts(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_RANGE = re.compile(r'"FACT-(\d+)\.\.FACT-(\d+)"')
+
+
+def facts_include(encoded: str, fact: str) -> bool:
+    """Whether an encoded ``facts`` column holds *fact*: ``fact in decode_facts(encoded)`` without
+    expanding the ranges (a probe check on a request carrying thousands of facts)."""
+    n = _fact_number(fact)
+    if n < 0 or '\\"' in encoded:  # a non-canonical id, or an id with a quote in it: decode
+        return fact in decode_facts(encoded)
+    if f'"{fact}"' in encoded:  # quotes only delimit items here, so this is exactly the item
+        return True
+    return any(int(lo) <= n <= int(hi) for lo, hi in _RANGE.findall(encoded))
+
+
+#: The one encoder of every detail, meta value and id list (what ``json.dumps(value, ensure_ascii=False,
+#: sort_keys=True, default=str)`` builds on each call; made once, the same bytes).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return _ENCODER.encode(value)
 
 
 @dataclass(frozen=True)
@@ -150,10 +284,18 @@ class RequestRecord:
         """The fact ids present in the request."""
         return decode_facts(self.facts)
 
+    def has_fact(self, fact: str) -> bool:
+        """Whether *fact* was present in the request (:func:`facts_include`: no decoding of ranges)."""
+        return facts_include(self.facts, fact)
+
     @property
     def needed_ids(self) -> frozenset[str]:
         """The fact ids the request needed."""
         return frozenset(json.loads(self.needed))
+
+
+_new = object.__new__
+_REQUEST_FIELDS = tuple(RequestRecord.__dataclass_fields__)
 
 
 @dataclass
@@ -178,6 +320,7 @@ class Trace:
         self._seq = 0
         self._pending_ops: list[tuple[Any, ...]] = []
         self._pending_requests: list[tuple[Any, ...]] = []
+        self._facts = FactColumns()
         self._db: Any = None
         #: Called as ``progress(records, sim_seconds)`` every :data:`PROGRESS_EVERY` records, if set.
         self.progress: Any = None
@@ -231,14 +374,17 @@ class Trace:
 
     def op(self, system: str, op: str, *, agent: str = "", phase: str = "ok", **detail: Any) -> OpRecord:
         """Record one modeled operation."""
-        self._seq += 1
-        if self.progress is not None and self._seq % PROGRESS_EVERY == 0:
-            self.progress(self._seq, float(self._now()))
-        rec = OpRecord(self._seq, float(self._now()), agent, system, op, phase, _json(detail))
+        self._seq = seq = self._seq + 1
+        now = float(self._now())
+        if self.progress is not None and seq % PROGRESS_EVERY == 0:
+            self.progress(seq, now)
+        text = _json(detail) if detail else "{}"
+        rec = _new(OpRecord)  # the frozen record, filled as its __init__ would (without a setattr a field)
+        rec.__dict__.update(seq=seq, time=now, agent=agent, system=system, op=op, phase=phase, detail=text)
         if self.keep:
             self.data.ops.append(rec)
         if self._db is not None:
-            self._pending_ops.append(astuple(rec))
+            self._pending_ops.append((seq, now, agent, system, op, phase, text))
             if len(self._pending_ops) >= BATCH:
                 self.flush()
         return rec
@@ -258,7 +404,7 @@ class Trace:
     ) -> RequestRecord:
         """Record one model request."""
         self._seq += 1
-        rec = RequestRecord(
+        row = (
             self._seq,
             float(self._now()),
             agent,
@@ -267,14 +413,16 @@ class Trace:
             int(exact_tokens),
             None if estimate is None else int(estimate),
             int(messages),
-            encode_facts(facts),
+            self._facts.encode(facts, (system, agent, route)),
             _json(sorted(needed)),
             _json(detail),
         )
+        rec = _new(RequestRecord)
+        rec.__dict__.update(zip(_REQUEST_FIELDS, row))
         if self.keep:
             self.data.requests.append(rec)
         if self._db is not None:
-            self._pending_requests.append(astuple(rec))
+            self._pending_requests.append(row)
             if len(self._pending_requests) >= BATCH:
                 self.flush()
         return rec

@@ -16,6 +16,7 @@ import os
 import random
 import re
 import stat
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,6 +139,56 @@ def draw(seed: int, steps: int | None = None) -> Drawn:
 def make_workload(seed: int, steps: int | None = None, drawn: Drawn | None = None) -> Workload:
     """The workload of *seed* (or of explicitly drawn parameters)."""
     return Workload(drawn or draw(seed, steps))
+
+
+# -- workloads reused within one process --------------------------------------------------------------
+#: The most observation characters of generated workloads one process keeps for reuse.
+WORKLOAD_MEMO_CHARS = 64 << 20
+_SHARED: OrderedDict[tuple[int, int | None], Workload] = OrderedDict()
+_SHARED_FILE: dict[str, tuple[tuple[int, int, int], FileWorkload]] = {}
+
+
+def _chars_bound(d: Drawn) -> int:
+    """An upper estimate of a workload's observation characters (sizes are clipped exponentials)."""
+    return int(4.8 * (d.steps * (d.obs_tokens_mean + 20) + d.calm_steps * 100))
+
+
+def shared_workload(seed: int, steps: int | None = None) -> Workload:
+    """:func:`make_workload`, kept for reuse by the next caller in this process (a benchmark worker runs
+    every design of a seed on it). Workloads are kept, least recently used first out, while their
+    observations total at most :data:`WORKLOAD_MEMO_CHARS` characters; a longer one is generated lazily
+    each time and never held (a 100,000-step workload stays one step at a time)."""
+    key = (seed, steps)
+    hit = _SHARED.get(key)
+    if hit is not None:
+        _SHARED.move_to_end(key)
+        return hit
+    w = make_workload(seed, steps)
+    if _chars_bound(w.drawn) > WORKLOAD_MEMO_CHARS:
+        return w
+    _ = w.steps  # materialize once; every later cell iterates the kept steps
+    _SHARED[key] = w
+    while sum(_chars_bound(x.drawn) for x in _SHARED.values()) > WORKLOAD_MEMO_CHARS:
+        _SHARED.popitem(last=False)
+    return w
+
+
+def shared_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
+    """:func:`load_workload_file`, read once per process while the file is unchanged (its size, inode
+    and modification time); only the last file read is kept."""
+    p = Path(path).resolve()
+    try:
+        st = p.stat()
+    except OSError:
+        return load_workload_file(path)  # reports the error
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    hit = _SHARED_FILE.get(str(p))
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    w = load_workload_file(path)
+    _SHARED_FILE.clear()
+    _SHARED_FILE[str(p)] = (stamp, w)
+    return w
 
 
 # -- a user's workload file -------------------------------------------------------------------------

@@ -90,3 +90,131 @@ def test_dask_executor_matches_local() -> None:
     on_dask = bench.run_sweep(tasks, workers=2, executor="dask", progress=False)
 
     assert _strip(on_dask) == _strip(bench.run_sweep(tasks, progress=False))
+
+
+# -- scheduling and reuse within a worker ---------------------------------------------------------
+def test_cells_of_a_design_on_one_seed_stay_in_one_group() -> None:
+    """With too few seeds for the workers, groups split by design, never by window: a design's cells at
+    every window of a seed share one worker (and its token caches); every cell runs exactly once."""
+    from sim.bench.executors import group_tasks
+
+    tasks = bench.tasks_for(["oracle"], [3000, 9000, 27000], 3, 12)
+    tasks += bench.tasks_for([bench.DesignSpec("oracle2", "oracle")], [3000, 9000, 27000], 3, 12)
+
+    groups = group_tasks(tasks, workers=2)
+
+    assert sorted(i for g in groups for i in g) == list(range(len(tasks)))
+    assert len(groups) == 6
+    for g in groups:
+        assert len({(tasks[i].seed, tasks[i].design) for i in g}) == 1
+        assert {tasks[i].budget for i in g} == {3000, 9000, 27000}
+
+
+def test_groups_are_ordered_largest_first() -> None:
+    """The largest estimated groups go first, so the last ones to finish are small."""
+    from sim.bench.executors import group_tasks, work_estimate
+
+    tasks = bench.tasks_for(["oracle"], [3000], 6, None)
+    groups = group_tasks(tasks, workers=1)
+    sizes = [sum(work_estimate(tasks[i]) for i in g) for g in groups]
+
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_a_seed_workload_is_made_once_per_process() -> None:
+    """``shared_workload`` gives the seed's workload (equal to a fresh one) and the same object to the next
+    cell; a workload too long to keep is generated afresh and not held."""
+    from sim import workload as wl
+
+    first = wl.shared_workload(11, 25)
+
+    assert first == make_workload(11, 25)
+    assert wl.shared_workload(11, 25) is first
+    assert wl.shared_workload(11, 26) is not first
+    huge = wl.shared_workload(12, 200_000)
+    assert (12, 200_000) not in wl._SHARED
+    assert huge.drawn == make_workload(12, 200_000).drawn
+    assert sum(wl._chars_bound(w.drawn) for w in wl._SHARED.values()) <= wl.WORKLOAD_MEMO_CHARS
+
+
+def test_a_workload_file_is_read_once_until_it_changes(tmp_path) -> None:
+    """A user's workload file is parsed once per process; a change to the file is read again."""
+    import json as _json
+    import os
+
+    from sim import workload as wl
+
+    path = tmp_path / "w.jsonl"
+    lines = [
+        {"observation": "saw FACT-0001=teal", "facts": ["FACT-0001=teal"]},
+        {"observation": "x", "probe": "FACT-0001"},
+    ]
+    path.write_text("\n".join(_json.dumps(x) for x in lines) + "\n")
+
+    first = wl.shared_workload_file(path)
+    again = wl.shared_workload_file(str(path))
+    path.write_text(path.read_text() + _json.dumps({"observation": "more"}) + "\n")
+    os.utime(path, ns=(1, 1))
+    changed = wl.shared_workload_file(path)
+
+    assert again is first
+    assert len(first) == 2 and len(changed) == 3
+    assert changed.steps[:2] == first.steps
+
+
+def test_user_workload_rows_are_the_same_serial_and_in_workers(tmp_path) -> None:
+    """Cells on a user's workload file give the same rows whether the file is shared in one process or
+    read by each worker."""
+    import json as _json
+
+    path = tmp_path / "w.jsonl"
+    rows = [
+        {"observation": f"step {i} FACT-{i + 1:04d}=teal", "facts": [f"FACT-{i + 1:04d}=teal"]}
+        for i in range(12)
+    ]
+    rows += [{"observation": "q", "probe": "FACT-0003"}, {"observation": "calm", "phase": "calm"}]
+    path.write_text("\n".join(_json.dumps(x) for x in rows) + "\n")
+    tasks = bench.tasks_for(["oracle"], [3000, 9000], 1, None, str(path))
+
+    serial = bench.run_sweep(tasks, progress=False)
+
+    assert _strip(bench.run_sweep(tasks, workers=2, progress=False)) == _strip(serial)
+    assert [r["recall"] for r in serial] == [1.0, 1.0]
+
+
+# -- benchmarks/run_all.py ------------------------------------------------------------------------
+def test_run_all_reports_every_script_and_a_failed_one_as_a_row(tmp_path) -> None:
+    """``run_all`` runs each ``bench_*.py`` with ``--json``; a script that fails becomes one failed row and
+    does not hide the others; the page has every goal, its command and the machine."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    good = (
+        "import json, sys\n"
+        "path = sys.argv[sys.argv.index('--json') + 1]\n"
+        "goal = {'key': 'toy.ratio', 'goal': 'toy vs floor', 'value': 2.5, 'target': '>= 2x', 'ok': True,\n"
+        "        'detail': '2 s vs 5 s', 'unit': 'x'}\n"
+        "open(path, 'w').write(json.dumps({'title': 'toy', 'goals': [goal]}))\n"
+    )
+    (tmp_path / "bench_good.py").write_text(good)
+    (tmp_path / "bench_broken.py").write_text("raise SystemExit('cannot measure: no such design')\n")
+    (tmp_path / "bench_silent.py").write_text("print('no json written')\n")
+    out = tmp_path / "benchmarks.md"
+    root = Path(__file__).resolve().parent.parent
+
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "run_all.py"), "--dir", str(tmp_path), "--out", str(out)],
+        capture_output=True, text=True, cwd=root, timeout=120,
+    )  # fmt: skip
+
+    page = out.read_text()
+    assert proc.returncode == 1
+    assert "| toy vs floor (`toy.ratio`) | 2.5x | >= 2x | yes | 2 s vs 5 s |" in page
+    assert (
+        "did not report (`broken.failed`) | - | - | **no** | exited 1: cannot measure: no such design |"
+        in page
+    )
+    assert "(`silent.failed`)" in page and "exited 0 but wrote no --json file" in page
+    assert "1 of 1 goals met; 2 script(s) did not report (bench_broken.py, bench_silent.py)." in page
+    assert "Machine: " in page and "CPUs" in page

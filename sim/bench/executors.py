@@ -1,12 +1,17 @@
 """Where a sweep's cells run: in this process, in local worker processes, or on a Dask cluster.
 
-Cells are grouped by seed (then split by budget when there are fewer groups than twice the workers), and
-each group runs in one worker, so a worker generates a seed's workload once and its token caches serve
-every design of that seed. Workers are fresh processes (:mod:`sim.pool`), and Ctrl-C cancels what is
-pending and stops the workers at once; a local Dask cluster's workers are killed rather than closed
-gracefully, start with their stderr on ``/dev/null`` (:func:`sim.pool.quiet_children`) and keep their
-scratch space in a temporary directory that is removed. A ``--scheduler`` address is checked with one TCP
-connect first, so a wrong one fails at once. Results come back in task order whatever ran where.
+Cells are grouped by seed, and split by (seed, design) when that gives the workers too few groups; each
+group runs in one process, largest first. ``--workers N`` is this process plus N - 1 fresh worker
+processes (:func:`run_shared`), each taking the next group when it is free. A design's cells at the
+windows of one seed share most of their texts (the same messages, pages and logs), so they stay together
+and a process counts each text once; the cells of other designs share little but the workload, which a
+process generates once per seed (:func:`sim.workload.shared_workload`). Splitting by window instead cost
+65% more CPU on the default sweep (each worker re-counted the same design's texts). Workers are fresh
+processes (:mod:`sim.pool`), and Ctrl-C cancels what is pending and stops the workers at once; a local
+Dask cluster's workers are killed rather than closed gracefully, start with their stderr on
+``/dev/null`` (:func:`sim.pool.quiet_children`) and keep their scratch space in a temporary directory that
+is removed. A ``--scheduler`` address is checked with one TCP connect first, so a wrong one fails at once.
+Results come back in task order whatever ran where.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import os
 import signal
 import socket
 import tempfile
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
 from contextlib import suppress
 from typing import Any
 
@@ -26,21 +33,114 @@ from sim.errors import UsageError
 
 
 def group_tasks(tasks: list[Task], workers: int) -> list[list[int]]:
-    """Task indices grouped by seed, split by (seed, budget) when that gives the workers too few groups."""
+    """Task indices grouped by seed, split by (seed, design) when that gives the workers too few groups;
+    largest estimated work first (:func:`work_estimate`), so the last groups to finish are small."""
     by_seed: dict[int, list[int]] = {}
     for i, t in enumerate(tasks):
         by_seed.setdefault(t.seed, []).append(i)
     groups = list(by_seed.values())
     if len(groups) < 2 * workers:
-        finer: dict[tuple[int, int], list[int]] = {}
+        finer: dict[tuple[int, str], list[int]] = {}
         for i, t in enumerate(tasks):
-            finer.setdefault((t.seed, t.budget), []).append(i)
+            finer.setdefault((t.seed, t.design), []).append(i)
         groups = list(finer.values())
-    return groups
+    cost = {i: work_estimate(tasks[i]) for g in groups for i in g}
+    return sorted(groups, key=lambda g: -sum(cost[i] for i in g))  # stable: ties keep task order
 
 
-def _run_group(group: list[tuple[int, Task]]) -> list[tuple[int, dict[str, Any]]]:
+def work_estimate(task: Task) -> float:
+    """A cell's relative work: its workload's observation volume (steps times mean size; every cell on a
+    user's file counts the same). Only the order of the estimates matters."""
+    if task.workload_file is not None:
+        return 1.0
+    from sim.workload import draw
+
+    d = draw(task.seed, task.steps)
+    return float(d.steps * d.obs_tokens_mean + d.calm_steps * 80)
+
+
+Group = list[tuple[int, Task]]
+
+
+def _run_group(group: Group) -> list[tuple[int, dict[str, Any]]]:
     return [(i, run_task(t)) for i, t in group]
+
+
+def run_shared(groups: list[Group], workers: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Run *groups* (largest first) in this process and ``workers - 1`` fresh worker processes; each takes
+    the next group the moment it is free. Yields ``(task index, row)`` as cells finish.
+
+    This process is one of the *workers*: it has the designs imported already and starts at once, while
+    the others start up (a fresh interpreter, the imports, the encoding), instead of idling while they
+    work. A feeder thread hands a worker its next group as soon as it returns one, so no worker waits for
+    this process to finish a cell, and none holds a queued group while another runs dry. On an error or
+    Ctrl-C the pending groups are cancelled and the workers stopped at once.
+    """
+    import queue
+    import threading
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from sim import pool as procs
+
+    todo = deque(groups)
+    ex = procs.executor(workers - 1)
+    finished: queue.Queue[Future[list[tuple[int, dict[str, Any]]]] | BaseException | None] = queue.Queue()
+    stop = threading.Event()
+
+    def take() -> Group | None:
+        try:
+            return todo.popleft()
+        except IndexError:
+            return None
+
+    def feed() -> None:
+        running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
+        try:
+            while not stop.is_set():
+                while len(running) < workers - 1 and (g := take()) is not None:
+                    running.add(ex.submit(_run_group, g))
+                if not running:
+                    break
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    finished.put(fut)
+        except BaseException as exc:  # a broken or stopped pool: the consumer re-raises it
+            finished.put(exc)
+        finally:
+            finished.put(None)
+
+    ended = False  # the feeder has put its last item
+
+    def drain(block: bool) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Rows the workers returned; with *block*, every one until the feeder has ended."""
+        nonlocal ended
+        while True:
+            try:
+                item = finished.get(block=block and not ended)
+            except queue.Empty:
+                return
+            if item is None:
+                ended = True
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield from item.result()
+
+    feeder = threading.Thread(target=feed, name="bench-feeder", daemon=True)
+    feeder.start()
+    try:
+        while (g := take()) is not None:
+            for i, t in g:
+                yield i, run_task(t)
+                yield from drain(block=False)
+        yield from drain(block=True)
+    except BaseException:
+        stop.set()
+        procs.terminate(ex)
+        feeder.join(timeout=2)  # its wait() returns once the stopped workers' futures fail
+        raise
+    feeder.join()
+    ex.shutdown(wait=True)
 
 
 def run_sweep(
@@ -65,14 +165,10 @@ def run_sweep(
                 results[i] = run_task(t)
                 bar.advance(job)
         else:
-            from sim.pool import ordered_pool
-
             groups = [[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)]
-            groups.sort(key=len, reverse=True)
-            for done in ordered_pool(_run_group, groups, workers):
-                for i, row in done:
-                    results[i] = row
-                    bar.advance(job)
+            for i, row in run_shared(groups, workers):
+                results[i] = row
+                bar.advance(job)
     rows = [results[i] for i in range(len(tasks))]
     add_relative_recall(rows)
     return rows

@@ -49,7 +49,7 @@ class Metrics:
         self.obs_bytes += len(step.observation.encode())
         if step.probe:
             self.probes += 1
-            self.hits += step.probe in rec.fact_ids
+            self.hits += rec.has_fact(step.probe)
         if step.phase == "calm":
             self.calm += 1
             self.calm_fit += rec.exact_tokens <= self.budget

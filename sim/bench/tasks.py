@@ -20,7 +20,7 @@ from sim.bench.oracle import OracleAdapter
 from sim.engine import Simulation
 from sim.errors import UsageError
 from sim.variant import FAITHFUL, Variant
-from sim.workload import Workload, drive, make_workload
+from sim.workload import Workload, drive, shared_workload, shared_workload_file
 
 ORACLE = "oracle"
 
@@ -113,12 +113,11 @@ def _spec(label: str) -> DesignSpec:
 
 
 def workload_of(task: Task) -> Workload:
-    """The task's workload: the user's file, or the seed's generated one."""
+    """The task's workload: the user's file, or the seed's generated one (each made once per process:
+    the cells of one seed share it, :func:`sim.workload.shared_workload`)."""
     if task.workload_file is not None:
-        from sim.workload import load_workload_file
-
-        return load_workload_file(task.workload_file)
-    return make_workload(task.seed, task.steps)
+        return shared_workload_file(task.workload_file)
+    return shared_workload(task.seed, task.steps)
 
 
 def build_adapter(spec: DesignSpec, sim: Simulation, budget: int, workload: Workload) -> Any:

@@ -1,0 +1,90 @@
+"""Benchmark (not a test): the claims ledger, ``memsim claims --profile ci`` with every declared direction,
+in 1 and 2 processes.
+
+    python benchmarks/bench_claims.py [--rounds 2] [--profile ci] [--quick] [--json FILE]
+
+Each configuration is ``sim.ledger.run_all(profile, workers=N)`` in a **fresh process** (imports
+included: that is what a user waits for), interleaved over rounds, medians:
+
+* ``claims.wall_2``: the whole ledger with 2 worker processes (target: under 30 s, with the off and
+  combined directions declared);
+* ``claims.workers``: 2 processes against 1 (the runner hands out one claim per task, declared-slow
+  claims first; starting the fork server before the runner's own imports, and ordering by the last
+  run's measured seconds, were both tried and gained under 0.1 s of 6 s, so neither is done).
+
+The rows of both configurations must be identical (verdicts, examples and counts; not the seconds).
+The slowest claims are listed in the JSON (``extra``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Goal, fresh, fresh_rounds, median, parser, report
+
+LEDGER = """
+import hashlib, json, sys, time
+t0 = time.perf_counter()
+from sim import ledger
+res = ledger.run_all(profile=sys.argv[2], progress=False, workers=int(sys.argv[1]))
+seconds = time.perf_counter() - t0
+rows = [r for r, _ in res]
+same = []
+for r in rows:
+    j = r.to_json()
+    j.pop("seconds")
+    for d in ("faithful", "fixed", "off", "combined"):
+        if j.get(d):
+            j[d].pop("seconds", None)
+    same.append(j)
+digest = hashlib.sha256(json.dumps(same, sort_keys=True, default=str).encode()).hexdigest()[:16]
+directions = sum(1 for r in rows for d in r.directions.values() if d.declared)
+slowest = sorted(((r.seconds, r.claim) for r in rows), reverse=True)[:8]
+print(json.dumps({"seconds": seconds, "claims": len(rows), "directions": directions, "rows": digest,
+                  "as_expected": sum(r.as_expected for r in rows), "slowest": slowest}))
+"""
+
+
+def main() -> None:
+    ap = parser(__doc__.splitlines()[0] if __doc__ else "")
+    ap.add_argument("--rounds", type=int, default=2, help="interleaved rounds per configuration")
+    ap.add_argument("--profile", default="ci", help="the claims profile (quick, ci, thorough)")
+    a = ap.parse_args()
+    rounds = 1 if a.quick else a.rounds
+    profile = "quick" if a.quick else a.profile
+    runs = fresh_rounds({w: (lambda w=w: fresh(LEDGER, str(w), profile)) for w in (1, 2)}, rounds)
+    one, two = (median([r["seconds"] for r in runs[w]]) for w in (1, 2))
+    same = len({r["rows"] for w in (1, 2) for r in runs[w]}) == 1
+    last = runs[2][-1]
+    what = f"{last['claims']} claims, {last['directions']} directions, {last['as_expected']} as expected"
+    goals = [
+        Goal(
+            "claims.wall_2",
+            f"`memsim claims --profile {profile}`, all directions, 2 processes",
+            two,
+            "< 30 s",
+            two < 30 and same,
+            f"{what}; median of {rounds} fresh runs; rows identical to 1 process: {same}",
+            unit="s",
+            extra={"slowest": last["slowest"]},
+        ),
+        Goal(
+            "claims.workers",
+            f"`memsim claims --profile {profile}`, 2 processes vs 1",
+            one / two,
+            "report",
+            True,
+            f"1 process {one:.1f} s, 2 processes {two:.1f} s, fresh processes, median of {rounds}",
+        ),
+    ]
+    report("claims ledger: 1 and 2 processes", goals, a.json)
+    if a.json is None:
+        print(json.dumps({g.key: round(g.value, 3) for g in goals}))
+
+
+if __name__ == "__main__":
+    main()
