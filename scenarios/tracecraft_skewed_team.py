@@ -17,7 +17,7 @@ second process reading with that agent's id (one shared cursor). Same output on 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
@@ -42,7 +42,7 @@ class Params(sc.Params):
     duration_s: float = Field(120.0, gt=0, le=3600, description="how long the team works (simulated s)")
     send_every_s: float = Field(20.0, ge=0.5, le=3600, description="mean seconds between one agent's sends")
     read_every_s: float = Field(15.0, ge=0.5, le=3600, description="seconds between one agent's inbox --new")
-    skews: dict[str, float] = Field(
+    skews: dict[str, Annotated[float, Field(ge=-MAX_SKEW_S, le=MAX_SKEW_S)]] = Field(
         default_factory=lambda: {"alice": 0.0, "bob": -600.0, "carol": 30.0, "dave": -120.0, "erin": 0.0},
         max_length=len(AGENTS),
         description=f"wall-clock offset per agent ({', '.join(AGENTS)}; seconds, within ±{MAX_SKEW_S:,.0f}; "
