@@ -101,10 +101,9 @@ class Claim:
     summarize: Callable[[Any], str] = summarize_json
     slow: bool = False
 
-    @property
-    def legacy(self) -> bool:
-        """A claim declared without switch names: its check takes a direction string (two directions)."""
-        return not (self.fixes or self.off or self.counterfactuals)
+    def __post_init__(self) -> None:
+        if not (self.fixes or self.counterfactuals) or not self.off:
+            raise ValueError(f"claim {self.id} must declare fixes= (or counterfactuals=) and off=")
 
     @property
     def counterfactual(self) -> bool:
@@ -113,8 +112,8 @@ class Claim:
 
     @property
     def directions(self) -> tuple[str, ...]:
-        """The directions this claim declares."""
-        return (FAITHFUL, FIXED) if self.legacy else DIRECTIONS
+        """The directions this claim runs in (all four)."""
+        return DIRECTIONS
 
     def variant(self, direction: str) -> Variant:
         """The design variant of *direction*."""
@@ -135,13 +134,7 @@ class Claim:
 
         An exception inside the check is a violated verdict marked ``raised``; it never propagates.
         """
-        if isinstance(direction, str) and direction not in self.directions:
-            raise UsageError(f"{self.id} declares no {direction!r} direction")
-        arg: Any
-        if self.legacy:
-            arg = direction if isinstance(direction, str) else (FAITHFUL if direction.faithful else FIXED)
-        else:
-            arg = direction if isinstance(direction, Variant) else self.variant(direction)
+        arg = direction if isinstance(direction, Variant) else self.variant(direction)
         own = sim is None
         sim = sim or Simulation(0)
         try:
@@ -188,10 +181,9 @@ def registry(system: str | None = None) -> dict[str, Claim]:
                 raise ValueError(f"duplicate claim id {c.id}")
             if c.system != name:
                 raise ValueError(f"claim {c.id} is declared by {name} but names design {c.system}")
-            if not c.legacy:
-                switches = designs()[name].switches
-                for direction in (FAITHFUL, FIXED, OFF):
-                    switches.check(c.variant(direction))
+            switches = designs()[name].switches
+            for direction in (FAITHFUL, FIXED, OFF):
+                switches.check(c.variant(direction))
             out[c.id] = c
     return out
 

