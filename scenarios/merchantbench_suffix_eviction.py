@@ -97,14 +97,14 @@ def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, var
     )
     seq0 = len(sim.trace.data.ops)
     max_provider = max_hist = 0
-    for text in obs:
-        agent.run_step(text)
+    probe = f"FACT-{p.probe_fact:04d}"
+    for t, text in enumerate(obs):
+        agent.run_step(text, needed=(probe,) if t == p.probe_step else ())
         max_provider = max(max_provider, agent.last_provider_tokens)
         max_hist = max(max_hist, agent.history.total)
     ops = sim.trace.data.ops[seq0:]
     fired = [o.data["t"] for o in ops if o.op == "compaction_trigger"]
     doc = env.read_memory_doc("agent_0")["content"]
-    probe = f"FACT-{p.probe_fact:04d}"
     in_request = probe in agent.request_facts()
     answer = next(
         (m.get("content") for m in reversed(agent.history.msgs) if m.get("role") == "assistant"), ""
