@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
@@ -28,23 +29,64 @@ R = TypeVar("R")
 
 
 def _ignore_sigint() -> None:
-    # Workers leave Ctrl-C to the parent, which terminates them; otherwise each prints a traceback.
+    # Workers leave Ctrl-C to the parent, which terminates them; otherwise each prints a traceback. A
+    # forked worker also inherits the parent's SIGTERM handler (cleanup, then exit 143), which would turn
+    # the parent's terminate() into an exception the worker returns and survives: it must just die.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked across a fork: see forking()
 
 
 #: The longest AF_UNIX socket path (``sun_path`` is 108 bytes on Linux, 104 on macOS).
 _SUN_PATH_MAX = 104
 
 
-def _context() -> Any:
+def _context(fork: bool = False) -> Any:
     """The fork server where it can run, else spawn. The fork server listens on a socket under the
-    temporary directory, so a long ``TMPDIR`` (over about 60 bytes) rules it out."""
+    temporary directory, so a long ``TMPDIR`` (over about 60 bytes) rules it out.
+
+    With *fork*, a plain ``fork`` of this process where that is safe: on Linux, and only while this
+    process runs a single thread (a fork beside other threads can inherit a lock one of them holds). The
+    caller forks before its first task, so the workers start with the imports and the encoding already
+    loaded and with caches as empty as a fresh interpreter's (what :func:`run_shared
+    <sim.bench.executors.run_shared>` needs: a fresh worker spends half a second of a short sweep
+    starting up)."""
     methods = multiprocessing.get_all_start_methods()
+    if fork and sys.platform == "linux" and "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
     # multiprocessing names it TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX
     socket_path = len(os.fsencode(tempfile.gettempdir())) + len("/pymp-xxxxxxxx/listener-xxxxxxxx")
     if "forkserver" in methods and socket_path < _SUN_PATH_MAX:
         return multiprocessing.get_context("forkserver")
     return multiprocessing.get_context("spawn")
+
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def forks(pool: ProcessPoolExecutor) -> bool:
+    """Whether *pool*'s workers are forks of this process (:func:`executor` with ``fork``)."""
+    return bool(pool._mp_context.get_start_method() == "fork")  # type: ignore[attr-defined]
+
+
+@contextmanager
+def forking(pool: ProcessPoolExecutor) -> Iterator[None]:
+    """Around the ``submit`` that forks *pool*'s workers: Ctrl-C and SIGTERM wait until it is over.
+
+    A fork starts with this process's signal handlers, so a Ctrl-C in the moment before the worker's
+    initializer ignores it would kill the worker half-started (or, with SIGTERM, run this process's
+    cleanup in the worker). Blocked across the fork, a signal stays pending: the worker's initializer
+    discards it (SIGINT) or dies of it (SIGTERM), and this process takes it at the end of the block, at a
+    point where its caller can stop the pool. Without fork this does nothing (a blocked mask would
+    outlive ``exec`` in a fork server)."""
+    if not forks(pool):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextmanager
@@ -66,10 +108,12 @@ def quiet_children() -> Iterator[None]:
         os.close(devnull)
 
 
-def executor(workers: int) -> ProcessPoolExecutor:
-    """A pool of *workers* fresh processes (``forkserver``) that leave Ctrl-C to this process; stop it
-    with :func:`terminate` on an error, as :func:`ordered_pool` does."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_ignore_sigint)
+def executor(workers: int, *, fork: bool = False) -> ProcessPoolExecutor:
+    """A pool of *workers* fresh processes (``forkserver``; with *fork*, forks of this one where
+    :func:`_context` finds that safe) that leave Ctrl-C to this process; stop it with :func:`terminate`
+    on an error, as :func:`ordered_pool` does. With ``fork`` the workers all start at the first
+    ``submit``, in the submitting thread, so submit first from the main thread before starting others."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_context(fork), initializer=_ignore_sigint)
 
 
 def terminate(pool: ProcessPoolExecutor, pending: Iterable[Future[Any]] = ()) -> None:

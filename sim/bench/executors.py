@@ -1,17 +1,17 @@
 """Where a sweep's cells run: in this process, in local worker processes, or on a Dask cluster.
 
-Cells are grouped by seed, and split by (seed, design) when that gives the workers too few groups; each
-group runs in one process, largest first. ``--workers N`` is this process plus N - 1 fresh worker
-processes (:func:`run_shared`), each taking the next group when it is free. A design's cells at the
-windows of one seed share most of their texts (the same messages, pages and logs), so they stay together
-and a process counts each text once; the cells of other designs share little but the workload, which a
-process generates once per seed (:func:`sim.workload.shared_workload`). Splitting by window instead cost
-65% more CPU on the default sweep (each worker re-counted the same design's texts). Workers are fresh
-processes (:mod:`sim.pool`), and Ctrl-C cancels what is pending and stops the workers at once; a local
-Dask cluster's workers are killed rather than closed gracefully, start with their stderr on
-``/dev/null`` (:func:`sim.pool.quiet_children`) and keep their scratch space in a temporary directory that
-is removed. A ``--scheduler`` address is checked with one TCP connect first, so a wrong one fails at once.
-Results come back in task order whatever ran where.
+Cells are grouped by seed, and split by (seed, design) when that gives the workers too few groups; each group
+runs in one process, largest first. ``--workers N`` is this process plus N - 1 fresh worker processes
+(:func:`run_shared`; on Linux, forks of this one made before any cell runs), each taking the next group when
+it is free. A design's cells at the windows of one seed share most of their texts (the same messages, pages
+and logs), so they stay together and a process counts each text once; the cells of other designs share little
+but the workload, which a process generates once per seed (:func:`sim.workload.shared_workload`). Splitting by
+window instead cost 65% more CPU on the default sweep (each worker re-counted the same design's texts).
+Workers hold only what their own cells put in their caches (:mod:`sim.pool`), and Ctrl-C cancels what is
+pending and stops the workers at once; a local Dask cluster's workers are killed rather than closed
+gracefully, start with their stderr on ``/dev/null`` (:func:`sim.pool.quiet_children`) and keep their scratch
+space in a temporary directory that is removed. A ``--scheduler`` address is checked with one TCP connect
+first, so a wrong one fails at once. Results come back in task order whatever ran where.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import signal
 import socket
 import tempfile
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Future
-from contextlib import suppress
+from contextlib import closing, nullcontext, suppress
 from typing import Any
 
 from sim.bench.metrics import add_relative_recall
@@ -66,24 +66,70 @@ def _run_group(group: Group) -> list[tuple[int, dict[str, Any]]]:
     return [(i, run_task(t)) for i, t in group]
 
 
-def run_shared(groups: list[Group], workers: int) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Run *groups* (largest first) in this process and ``workers - 1`` fresh worker processes; each takes
-    the next group the moment it is free. Yields ``(task index, row)`` as cells finish.
+def run_shared(groups: list[Group], workers: int) -> _Shared:
+    """Run *groups* (largest first) in this process and ``workers - 1`` worker processes; each takes the
+    next group the moment it is free. Yields ``(task index, row)`` as cells finish.
 
-    This process is one of the *workers*: it has the designs imported already and starts at once, while
-    the others start up (a fresh interpreter, the imports, the encoding), instead of idling while they
-    work. A feeder thread hands a worker its next group as soon as it returns one, so no worker waits for
-    this process to finish a cell, and none holds a queued group while another runs dry. On an error or
-    Ctrl-C the pending groups are cancelled and the workers stopped at once.
+    This process is one of the *workers*: it has the designs imported already and starts at once. The
+    workers are started *now*, when this is called, not when iteration begins: on Linux, while this
+    process runs one thread, they are forks of it made before any cell ran (:func:`sim.pool.executor`),
+    so they start with the imports and the encoding loaded and with empty caches, as a fresh interpreter
+    would but without its half second of start-up; elsewhere they are fresh interpreters. Call it before
+    starting a progress bar (a thread). A feeder thread hands a worker its next group as soon as it
+    returns one, so no worker waits for this process to finish a cell, and none holds a queued group
+    while another runs dry. On an error or Ctrl-C the pending groups are cancelled and the workers
+    stopped at once.
     """
+    from sim import pool as procs
+    from sim.tokens import encoding
+
+    todo = deque(groups)
+    encoding()  # loaded once, here: forked workers inherit it
+    ex = procs.executor(workers - 1, fork=True)
+    running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
+    try:
+        # With fork, every worker starts at the first submit, from this thread, signals held meanwhile.
+        with procs.forking(ex), procs.quiet_children():
+            while len(running) < workers - 1 and todo:
+                running.add(ex.submit(_run_group, todo.popleft()))
+    except BaseException:
+        procs.terminate(ex, running)
+        raise
+    return _Shared(_drive(ex, todo, running, workers), ex)
+
+
+class _Shared:
+    """:func:`run_shared`'s rows; :meth:`close` stops the workers if the rows were never read."""
+
+    def __init__(self, rows: Generator[tuple[int, dict[str, Any]], None, None], ex: Any) -> None:
+        self._rows, self._ex, self._started = rows, ex, False
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        self._started = True
+        return self._rows
+
+    def __next__(self) -> tuple[int, dict[str, Any]]:
+        self._started = True
+        return next(self._rows)
+
+    def close(self) -> None:
+        if not self._started:
+            from sim import pool as procs
+
+            procs.terminate(self._ex)
+        self._rows.close()
+
+
+def _drive(
+    ex: Any, todo: deque[Group], running: set[Future[list[tuple[int, dict[str, Any]]]]], workers: int
+) -> Generator[tuple[int, dict[str, Any]], None, None]:
+    """The rest of :func:`run_shared`: this process's share of the groups, and the workers' rows."""
     import queue
     import threading
     from concurrent.futures import FIRST_COMPLETED, wait
 
     from sim import pool as procs
 
-    todo = deque(groups)
-    ex = procs.executor(workers - 1)
     finished: queue.Queue[Future[list[tuple[int, dict[str, Any]]]] | BaseException | None] = queue.Queue()
     stop = threading.Event()
 
@@ -94,7 +140,7 @@ def run_shared(groups: list[Group], workers: int) -> Iterator[tuple[int, dict[st
             return None
 
     def feed() -> None:
-        running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
+        nonlocal running
         try:
             while not stop.is_set():
                 while len(running) < workers - 1 and (g := take()) is not None:
@@ -127,8 +173,8 @@ def run_shared(groups: list[Group], workers: int) -> Iterator[tuple[int, dict[st
                 yield from item.result()
 
     feeder = threading.Thread(target=feed, name="bench-feeder", daemon=True)
-    feeder.start()
     try:
+        feeder.start()
         while (g := take()) is not None:
             for i, t in g:
                 yield i, run_task(t)
@@ -137,7 +183,8 @@ def run_shared(groups: list[Group], workers: int) -> Iterator[tuple[int, dict[st
     except BaseException:
         stop.set()
         procs.terminate(ex)
-        feeder.join(timeout=2)  # its wait() returns once the stopped workers' futures fail
+        if feeder.is_alive():
+            feeder.join(timeout=2)  # its wait() returns once the stopped workers' futures fail
         raise
     feeder.join()
     ex.shutdown(wait=True)
@@ -155,7 +202,13 @@ def run_sweep(
     from sim.progress import progress_bar
 
     results: dict[int, dict[str, Any]] = {}
-    with progress_bar("bench", len(tasks), enabled=progress) as (bar, job):
+    shared = None
+    if executor != "dask" and workers > 1:  # the workers start before the progress bar's thread does
+        shared = run_shared([[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)], workers)
+    with (
+        closing(shared) if shared is not None else nullcontext(),
+        progress_bar("bench", len(tasks), enabled=progress) as (bar, job),
+    ):
         if executor == "dask":
             for i, row in _run_dask(tasks, workers, scheduler):
                 results[i] = row
@@ -165,8 +218,8 @@ def run_sweep(
                 results[i] = run_task(t)
                 bar.advance(job)
         else:
-            groups = [[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)]
-            for i, row in run_shared(groups, workers):
+            assert shared is not None
+            for i, row in shared:
                 results[i] = row
                 bar.advance(job)
     rows = [results[i] for i in range(len(tasks))]
