@@ -1,6 +1,7 @@
 """The context-budget benchmark harness: metrics, the oracle bound, outputs, determinism, Dask."""
 
 import csv
+import json
 
 import pytest
 
@@ -79,6 +80,33 @@ def test_local_processes_match_serial() -> None:
     assert _strip(bench.run_sweep(tasks, workers=2, progress=False)) == _strip(
         bench.run_sweep(tasks, progress=False)
     )
+
+
+def test_forked_workers_match_serial_in_a_fresh_process(tmp_path) -> None:
+    """``memsim bench --workers 2`` from a fresh, single-threaded process (where, on Linux, the workers
+    are forks) gives every design's rows exactly as ``--workers 1`` does, timing aside."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys, threading\n"
+        "import sim.pool as p\n"
+        "from sim import bench\n"
+        "used = []\n"
+        "orig = p._context\n"
+        "p._context = lambda fork=False: used.append(orig(fork).get_start_method()) or orig(fork)\n"
+        "tasks = bench.tasks_for(bench.parse_designs(None, []), [3000, 9000], 2, 16)\n"
+        "two = bench.run_sweep(tasks, workers=2, progress=False)\n"
+        "one = bench.run_sweep(tasks, progress=False)\n"
+        "strip = lambda rows: [{k: v for k, v in r.items() if k != 'seconds'} for r in rows]\n"
+        "print(json.dumps({'used': used, 'same': strip(two) == strip(one), 'rows': len(one)}))\n"
+    )
+    run = [sys.executable, "-c", code]
+    out = subprocess.run(run, capture_output=True, text=True, check=True, cwd=tmp_path)
+    result = json.loads(out.stdout)
+
+    assert result["same"] and result["rows"] == 2 * 2 * 5
+    assert result["used"] == (["fork"] if sys.platform == "linux" else result["used"])
 
 
 @pytest.mark.slow
