@@ -16,6 +16,7 @@ from systems.nemsy.drivers.common import (
     Ops,
     fact,
     fact_id,
+    ops_strategy,
     source_text,
     st,
     system,
@@ -28,14 +29,7 @@ SNAPSHOT = Ops(("ingest", Int(0, 2)), ("turn", Int(0, 2)), ("query-a", Int(0, 2)
 
 
 def snapshot_strategy() -> Any:
-    s = st()
-    op = s.one_of(
-        s.tuples(s.just("ingest"), s.integers(0, 2)),
-        s.tuples(s.just("turn"), s.integers(0, 2)),
-        s.tuples(s.just("query-a"), s.integers(0, 2)),
-        s.tuples(s.just("save")),
-    ).map(list)
-    return s.lists(op, max_size=6)
+    return ops_strategy(SNAPSHOT)
 
 
 def snapshot_check(sim: Simulation, ops: list[list[Any]], variant: Variant) -> Verdict:

@@ -3,7 +3,7 @@ JSON-shape helpers of example types."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import ConfigDict, Field, create_model
 
@@ -42,6 +42,29 @@ def Ops(*shapes: tuple[Any, ...], max_length: int) -> Any:
     is the literal *name*."""
     items = tuple(tuple.__class_getitem__((Literal[name], *args)) for name, *args in shapes)
     return ListOf(Union[items], max_length)  # noqa: UP007 (built at run time)
+
+
+def ops_strategy(ops: Any) -> Any:
+    """The Hypothesis strategy that draws exactly the lists an :func:`Ops` type admits: each operation
+    one of its shapes in declaration order (``one_of`` of ``[name, args...]``), integers within their
+    bounds, literals in their order, booleans, at most ``max_length`` of them."""
+    s = st()
+    listed, bound = get_args(ops)
+    (union,) = get_args(listed)
+
+    def arg(t: Any) -> Any:
+        if t is bool:
+            return s.booleans()
+        if get_origin(t) is Literal:
+            return s.sampled_from(get_args(t))
+        _int, field = get_args(t)
+        lo, hi = (next(m for m in field.metadata if hasattr(m, k)) for k in ("ge", "le"))
+        return s.integers(lo.ge, hi.le)
+
+    shapes = [get_args(shape) for shape in get_args(union)]
+    op = s.one_of(*(s.tuples(s.just(get_args(name)[0]), *map(arg, args)) for name, *args in shapes))
+    (most,) = (m.max_length for m in bound.metadata if hasattr(m, "max_length"))
+    return s.lists(op.map(list), max_size=most)
 
 
 def Example(name: str, **fields: Any) -> Any:

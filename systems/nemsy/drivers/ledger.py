@@ -10,7 +10,18 @@ from sim.claims import Verdict
 from sim.engine import Simulation
 from sim.variant import Variant
 from systems.nemsy import properties as pr
-from systems.nemsy.drivers.common import NAMES, Example, Int, OneOf, Ops, source_text, st, system, tick
+from systems.nemsy.drivers.common import (
+    NAMES,
+    Example,
+    Int,
+    OneOf,
+    Ops,
+    ops_strategy,
+    source_text,
+    st,
+    system,
+    tick,
+)
 from systems.nemsy.model import LOG_FILE, RAW_DIR, content_hash
 from systems.nemsy.policies import RESPONSE_FAULTS, IngestResponder
 
@@ -19,12 +30,7 @@ LEDGER = Ops(("ingest", Int(0, 1), OneOf(*RESPONSE_FAULTS)), ("edit", Int(0, 1))
 
 
 def ledger_strategy() -> Any:
-    s = st()
-    op = s.one_of(
-        s.tuples(s.just("ingest"), s.integers(0, 1), s.sampled_from(RESPONSE_FAULTS)),
-        s.tuples(s.just("edit"), s.integers(0, 1)),
-    ).map(list)
-    return s.lists(op, max_size=5)
+    return ops_strategy(LEDGER)
 
 
 def ledger_check(sim: Simulation, ops: list[list[Any]], variant: Variant) -> Verdict:
@@ -59,14 +65,7 @@ STATUS = Ops(
 
 
 def status_strategy() -> Any:
-    s = st()
-    op = s.one_of(
-        s.tuples(s.just("write"), s.sampled_from(["text", "edit", "blank", "empty"])),
-        s.tuples(s.just("ingest")),
-        s.tuples(s.just("touch")),
-        s.tuples(s.just("backdate")),
-    ).map(list)
-    return s.lists(op, max_size=5)
+    return ops_strategy(STATUS)
 
 
 StatusCheck = Callable[[str, str], Verdict]
@@ -166,13 +165,7 @@ WEB = Ops(("query", bool), ("ingest", bool), ("edit",), max_length=4)
 
 
 def web_strategy() -> Any:
-    s = st()
-    op = s.one_of(
-        s.tuples(s.just("query"), s.booleans()),
-        s.tuples(s.just("ingest"), s.booleans()),
-        s.tuples(s.just("edit")),
-    ).map(list)
-    return s.lists(op, max_size=4)
+    return ops_strategy(WEB)
 
 
 def web_check(sim: Simulation, ops: list[list[Any]], variant: Variant) -> Verdict:

@@ -19,6 +19,7 @@ from systems.nemsy.drivers.common import (
     TupleOf,
     fact,
     fact_id,
+    ops_strategy,
     source_text,
     st,
     system,
@@ -99,14 +100,7 @@ REINGEST = Ops(("ingest", Int(0, 1)), ("edit", Int(0, 1)), ("force", Int(0, 1)),
 
 
 def reingest_strategy() -> Any:
-    s = st()
-    op = s.one_of(
-        s.tuples(s.just("ingest"), s.integers(0, 1)),
-        s.tuples(s.just("edit"), s.integers(0, 1)),
-        s.tuples(s.just("force"), s.integers(0, 1)),
-        s.tuples(s.just("day")),
-    ).map(list)
-    return s.lists(op, max_size=6)
+    return ops_strategy(REINGEST)
 
 
 def _run_source_ops(sim: Simulation, n: Nemsy, ops: list[list[Any]]) -> set[str]:
