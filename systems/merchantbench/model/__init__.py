@@ -17,7 +17,6 @@ Every fix of a failure mode is a switch of :class:`sim.variant.Variant` (names i
 :mod:`systems.merchantbench.state`); the default is the faithful design.
 """
 
-from typing import Any
 
 from systems.merchantbench.model.agent import ReactAgent, run_step
 from systems.merchantbench.model.constants import (
@@ -76,6 +75,7 @@ from systems.merchantbench.model.tools import (
     tool_schemas,
     tools_json,
 )
+from systems.merchantbench.model.tools import __getattr__ as __getattr__  # TOOL_SCHEMAS, TOOLS_JSON, lazily
 from systems.merchantbench.model.traces import indent_json
 
 __all__ = [
@@ -137,10 +137,3 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # The default tool-schema stand-in is built on first use (sizing it counts tokens).
-    if name == "TOOL_SCHEMAS":
-        return tool_schemas()
-    if name == "TOOLS_JSON":
-        return tools_json()
-    raise AttributeError(name)

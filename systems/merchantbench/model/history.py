@@ -206,7 +206,7 @@ class History:
         if lo >= whi or hi <= wlo or lo < wlo:  # disjoint or grown backwards: recount
             counts = self._wfacts = Counter()
             wlo = whi = lo
-        for k in range(wlo, lo):
+        for k in (*range(wlo, lo), *range(hi, whi)):  # what left the window, at either end
             for f in self.facts_of(k - self.base):
                 n = counts[f] - 1
                 if n:
@@ -216,13 +216,6 @@ class History:
         for k in range(max(whi, lo), hi):
             for f in self.facts_of(k - self.base):
                 counts[f] += 1
-        for k in range(hi, whi):
-            for f in self.facts_of(k - self.base):
-                n = counts[f] - 1
-                if n:
-                    counts[f] = n
-                else:
-                    del counts[f]
         self._win = (lo, hi)
         return frozenset(counts)
 
