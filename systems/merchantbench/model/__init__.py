@@ -17,7 +17,6 @@ Every fix of a failure mode is a switch of :class:`sim.variant.Variant` (names i
 :mod:`systems.merchantbench.state`); the default is the faithful design.
 """
 
-
 from systems.merchantbench.model.agent import ReactAgent, run_step
 from systems.merchantbench.model.constants import (
     ALLOCATION_QUOTA_DELAYS_S,
@@ -135,5 +134,3 @@ __all__ = [
     "trim_messages_to_token_budget",
     "write_memory_doc",
 ]
-
-
