@@ -66,7 +66,8 @@ _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 def forks(pool: ProcessPoolExecutor) -> bool:
     """Whether *pool*'s workers are forks of this process (:func:`executor` with ``fork``)."""
-    return bool(pool._mp_context.get_start_method() == "fork")  # type: ignore[attr-defined]
+    context = getattr(pool, "_mp_context", None)
+    return context is not None and context.get_start_method() == "fork"
 
 
 @contextmanager
