@@ -2,8 +2,9 @@
 
 Long runs number more than 9,999 facts, keep megabyte prompts in flight and record requests carrying
 thousands of fact ids; these tests pin what must not change when they do: every id is seen, every count
-is the uncached count, a cache never holds more than its byte budget, and the ``facts`` column is the
-same bytes as the plain encoding it replaced.
+is the uncached count, a cache never holds more than its byte budget, and the full encoding of a fact
+set (a key frame of the ``facts`` column) is the same bytes as the plain encoding it replaced. The
+column's deltas are tested in ``tests/test_trace_facts.py``.
 """
 
 from __future__ import annotations
@@ -294,58 +295,3 @@ def test_a_streamed_run_holds_nothing_per_record(tmp_path) -> None:
     assert sim.trace.records == 14_000
     assert sim.trace.data.ops == [] and sim.trace.data.requests == []
     assert after - before < 16_384
-
-
-@st.composite
-def request_histories(draw: st.DrawFn) -> list[set[str]]:
-    """Successive fact sets of one route: mostly growing at the top (a log), sometimes not."""
-    ids: set[int] = set(draw(st.sets(st.integers(0, 40), max_size=20)))
-    out: list[set[str]] = []
-    for _ in range(draw(st.integers(1, 12))):
-        move = draw(st.sampled_from(["grow", "grow", "grow", "same", "drop", "old", "odd"]))
-        top = max(ids, default=0)
-        if move == "grow":
-            ids |= {top + draw(st.integers(1, 3)) + k for k in range(draw(st.integers(1, 4)))}
-        elif move == "drop" and ids:
-            ids.discard(draw(st.sampled_from(sorted(ids))))
-        elif move == "old":
-            ids.add(draw(st.integers(0, top + 1)))
-        facts = {fact_id(9_990 + n) for n in ids}
-        if move == "odd":
-            facts.add(draw(st.sampled_from(ODD_IDS)))
-        out.append(facts)
-    return out
-
-
-@given(st.lists(request_histories(), min_size=1, max_size=3))
-def test_incremental_fact_columns_are_the_reference_bytes(routes: list[list[set[str]]]) -> None:
-    """Encoding each route's requests incrementally (interleaved routes, growth, drops, old and odd ids)
-    gives, request by request, exactly the reference encoding."""
-    from sim.trace import FactColumns
-
-    columns = FactColumns()
-    order = [r for r, history in enumerate(routes) for _ in history]
-    random.Random(len(order)).shuffle(order)  # interleave the routes; each keeps its own order
-    histories = [iter(h) for h in routes]
-
-    for r in order:
-        ids = next(histories[r])
-        assert columns.encode(frozenset(ids), ("s", "a", f"route{r}")) == reference_encode_facts(ids)
-
-
-def test_a_growing_log_is_encoded_incrementally() -> None:
-    """A log that gains two facts a step (every third dropped, across the 10,000 mark) reuses the previous
-    column: the same bytes as the reference at every step, with only the new ids sorted."""
-    from sim.trace import FactColumns
-
-    columns = FactColumns()
-    ids: set[str] = set()
-    grown = 0
-    for step in range(600):
-        ids |= {fact_id(9_000 + 3 * step + k) for k in (0, 1)}
-        prev = columns._last.get(("s", "a", "log"))
-        column = columns.encode(frozenset(ids), ("s", "a", "log"))
-        grown += prev is not None and columns._grow(prev, frozenset(ids)) is not None
-
-        assert column == reference_encode_facts(ids)
-    assert grown == 599
