@@ -20,7 +20,8 @@ Schema (documented in README "Traces"):
     ``key``, ``value``: the seed, scenario, faults and parameters of the run, ``memsim_version``,
     ``schema_version`` (:data:`SCHEMA_VERSION`) and, written last when the run ended normally,
     ``complete`` = ``"1"``. :func:`read_trace` refuses a trace without it (a killed or failed run) or of
-    another schema version.
+    a schema version it does not read (:data:`READABLE_SCHEMAS`: 3, and 2, whose facts are all full
+    lists).
 
 A request's ``detail`` carries ``tokens_by_kind`` when its parts were labelled (``system``, ``tools``,
 ``message``, ``memory``...): the exact tokens of each kind, which a report stacks.
@@ -55,7 +56,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
@@ -71,6 +72,9 @@ BATCH = 1000
 PROGRESS_EVERY = 4096
 #: The trace schema version: bump when a table or column changes meaning (3: the facts column's deltas).
 SCHEMA_VERSION = "3"
+#: The schema versions :func:`read_meta` accepts: 2 differs from 3 only in writing every ``facts`` as a
+#: full list, which is a key frame of schema 3 (a schema-2 trace holding a delta is not read).
+READABLE_SCHEMAS = ("2", SCHEMA_VERSION)
 
 _INSERT_OPS = "INSERT INTO ops (seq, time, agent, system, op, phase, detail) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _INSERT_REQUESTS = (
@@ -80,7 +84,8 @@ _INSERT_REQUESTS = (
 
 
 class TraceError(UsageError):
-    """A file that is not a complete memsim trace of this schema (exit code 2 at the command line)."""
+    """A file that is not a complete memsim trace of a schema this memsim reads (exit code 2 at the command
+    line)."""
 
 
 def astuple(record: Any) -> tuple[Any, ...]:
@@ -357,7 +362,8 @@ MAX_META_KEYS, MAX_META_BYTES = 1000, 1 << 20
 
 
 def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) -> dict[str, str]:
-    """The meta table of a trace, after checking it is a complete memsim trace of this schema.
+    """The meta table of a trace, after checking it is a complete memsim trace of a schema this memsim
+    reads (:data:`READABLE_SCHEMAS`).
 
     ``meta``, ``ops`` and ``requests`` must be tables (a view of the same name could compute rows
     forever) with exactly this schema's columns; meta holds at most :data:`MAX_META_KEYS` values of at
@@ -395,10 +401,10 @@ def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) ->
                 f"{path}: meta {str(key)[:40]!r} is {size:,} bytes; the limit is {MAX_META_BYTES:,}"
             )
     meta = {str(k): str(v) for k, v, _ in rows}
-    if meta.get("schema_version") != SCHEMA_VERSION:
+    if meta.get("schema_version") not in READABLE_SCHEMAS:
         raise TraceError(
-            f"{path} has trace schema {meta.get('schema_version', '(none)')!r}; this memsim reads schema "
-            f"{SCHEMA_VERSION!r}"
+            f"{path} has trace schema {meta.get('schema_version', '(none)')!r}; this memsim reads schemas "
+            f"{' and '.join(map(repr, READABLE_SCHEMAS))}"
         )
     if require_complete and meta.get("complete") != "1":
         raise TraceError(f"{path} is an incomplete trace (the run that wrote it did not finish)")
@@ -424,7 +430,7 @@ def read_trace(path: str | os.PathLike[str], *, require_complete: bool = True) -
         data.ops = [
             OpRecord(*r) for r in conn.execute(f"SELECT {', '.join(_COLUMNS['ops'])} FROM ops ORDER BY seq")
         ]
-        data.requests = list(_requests(conn, path))
+        data.requests = list(_requests(conn, path, meta))
     except (sqlite3.DatabaseError, TypeError) as exc:
         raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
     finally:
@@ -432,22 +438,26 @@ def read_trace(path: str | os.PathLike[str], *, require_complete: bool = True) -
     return data
 
 
-def iter_requests(path: str | os.PathLike[str], *, require_complete: bool = True) -> Iterator[RequestRecord]:
+def iter_requests(
+    path: str | os.PathLike[str], *, require_complete: bool = True
+) -> Generator[RequestRecord, None, None]:
     """The requests of a trace in ``seq`` order, each with its full fact set, streamed: memory holds one
     row and the last fact set of each stream (:func:`read_meta` checks the file first)."""
-    read_meta(path, require_complete=require_complete)
+    meta = read_meta(path, require_complete=require_complete)
     conn = connect_readonly(Path(path))
     try:
-        yield from _requests(conn, path)
+        yield from _requests(conn, path, meta)
     except sqlite3.DatabaseError as exc:
         raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
     finally:
         conn.close()
 
 
-def _requests(conn: sqlite3.Connection, path: str | os.PathLike[str]) -> Iterator[RequestRecord]:
+def _requests(
+    conn: sqlite3.Connection, path: str | os.PathLike[str], meta: dict[str, str]
+) -> Iterator[RequestRecord]:
     """The request rows of *conn* as records, the facts column's deltas resolved in order."""
-    reader = FactFrameReader()
+    reader = FactFrameReader(deltas=meta.get("schema_version") != "2")
     at = _REQUEST_FIELDS.index("facts")
     rows = conn.execute(f"SELECT {', '.join(_COLUMNS['requests'])} FROM requests ORDER BY seq")
     for row in rows:

@@ -10,7 +10,7 @@ is specified in :mod:`sim.trace` and README "Traces"; :class:`FactFrames` writes
 In memory a set is a :class:`FactSet`: the numbers of its canonical ids (``FACT-{n:04d}``) as sorted
 interval edges, plus the few ids that are not canonical. Size, membership and "what left since the
 previous request" cost O(intervals), or less, never O(ids); applying a small delta costs a few bisects
-and one copy of the edges.
+and a copy of the edges (in C).
 """
 
 from __future__ import annotations
@@ -191,16 +191,25 @@ class FactSet:
         of canonical ids (``ValueError`` for anything else)."""
         spans: list[tuple[int, int]] = []
         other: set[str] = set()
+        memo = _FACT_NUMBERS  # ids only: an item with ".." is a range, never looked up as an id
         for item in items:
             if not isinstance(item, str):
                 raise ValueError(f"a fact id is a string, not {item!r:.40}")
-            lo, sep, hi = item.partition("..")
-            if sep:
-                a, b = fact_number(lo), fact_number(hi)
+            if ".." in item:
+                lo, _, hi = item.partition("..")
+                a, b = memo.get(lo), memo.get(hi)
+                if a is None or b is None:
+                    a, b = fact_number(lo), fact_number(hi)
                 if a < 0 or b < a:
                     raise ValueError(f"{item[:60]!r} is not a range of canonical fact ids")
                 spans.append((a, b + 1))
-            elif (n := fact_number(item)) >= 0:
+                continue
+            n = memo.get(item)
+            if n is None:
+                n = fact_number(item)
+                if len(memo) < _FACT_MEMO_MAX:
+                    memo[item] = n
+            if n >= 0:
                 spans.append((n, n + 1))
             else:
                 other.add(item)
@@ -292,24 +301,32 @@ class FactSet:
         ``del`` and ``add``; ``ValueError`` otherwise)."""
         e = self.edges
         d, a = drop.edges, add.edges
+        n, find = len(e), bisect.bisect_right
         for k in range(0, len(d), 2):
-            p = bisect.bisect_right(e, d[k])
+            p = find(e, d[k])
             if not (p & 1 and e[p] >= d[k + 1]):
                 raise ValueError(f"the delta removes {_fid(d[k])}.. which its base does not hold")
         for k in range(0, len(a), 2):
-            p = bisect.bisect_right(e, a[k])
-            if p & 1 or (p < len(e) and e[p] < a[k + 1]):
+            p = find(e, a[k])
+            if p & 1 or (p < n and e[p] < a[k + 1]):
                 raise ValueError(f"the delta adds {_fid(a[k])}.. which its base already holds")
-        if not drop.other <= self.other or not add.other.isdisjoint(self.other):
-            raise ValueError("the delta's other ids do not fit its base")
+        other = self.other
+        if drop.other or add.other:
+            if not drop.other <= other or not add.other.isdisjoint(other):
+                raise ValueError("the delta's other ids do not fit its base")
+            other = (other - drop.other) | add.other
         if not add.size and not drop.size:
             return self
-        edges = _xor(e, d + a)  # drop lies inside, add outside: (self - drop) | add == self ^ drop ^ add
         size = self.size - drop.size + add.size
-        return FactSet(edges, (self.other - drop.other) | add.other, size) if size else EMPTY
+        if not size:
+            return EMPTY
+        out = _new(FactSet)  # the frozen instance, filled as its __init__ would (without a setattr a field)
+        out.__dict__.update(edges=_xor(e, d + a), other=other, size=size)  # drop inside, add outside
+        return out
 
 
 EMPTY = FactSet()
+_new = object.__new__
 
 
 def encode_facts(ids: Iterable[str]) -> str:
@@ -321,7 +338,42 @@ def encode_facts(ids: Iterable[str]) -> str:
     through a memo and runs are found by byte search, so a request with thousands of facts costs little
     more than its sort.
     """
-    return FactSet.of(ids).text()
+    return _of_with_text(ids, want_set=False)[1]
+
+
+def _of_with_text(ids: Iterable[str], want_set: bool = True) -> tuple[FactSet, str]:
+    """:meth:`FactSet.of` *ids* (if *want_set*, else :data:`EMPTY`) and its :meth:`~FactSet.text`, from one
+    sort: the list's items are the ids themselves (runs of three or more folded), not formatted afresh."""
+    names, nums = _sorted_by_number(ids if isinstance(ids, set | frozenset) else set(ids))
+    if not names:
+        return EMPTY, "[]"
+    k = bisect.bisect_right(nums, -1)  # non-canonical ids sort first (number -1)
+    names, nums, other = names[k:], nums[k:], names[:k]
+    full = FactSet(_runs(nums), frozenset(other), len(names) + len(other)) if want_set else EMPTY
+    return full, _ENCODER.encode(_fold(names, nums) + sorted(other))
+
+
+def _fold(names: list[str], nums: list[int]) -> list[str]:
+    """The items of canonical ids sorted by number: each run of three or more consecutive numbers as one
+    range ``"FACT-0001..FACT-0040"``, the others as they are."""
+    if not nums:
+        return []
+    # follows[k] is 1 when nums[k + 1] == nums[k] + 1: two 1s in a row start a range of three or more ids,
+    # which runs to the next 0. The searches are bytes.find, so the cost is the sort, not the id count.
+    follows = bytes(map((1).__eq__, map(operator.sub, nums[1:], nums)))
+    items: list[str] = []
+    pos = 0
+    while True:
+        k = follows.find(b"\x01\x01", pos)
+        if k < 0:
+            items.extend(names[pos:])
+            return items
+        end = follows.find(b"\x00", k + 2)
+        if end < 0:
+            end = len(follows)
+        items.extend(names[pos:k])
+        items.append(f"{names[k]}..{names[end]}")
+        pos = end + 1
 
 
 def decode_facts(text: str) -> frozenset[str]:
@@ -404,9 +456,8 @@ class FactFrames:
                     ids, full, seq, last.key_chars, last.spent + len(text), last.deltas + 1
                 )
                 return text, full
-        full = FactSet.of(ids)
+        full, text = _of_with_text(ids)
         _writable(full.other)
-        text = full.text()
         self._heads[stream] = _Head(ids, full, seq, len(text), 0, 0)
         if len(self._heads) > self.STREAMS:
             del self._heads[next(iter(self._heads))]
@@ -424,11 +475,12 @@ class FactFrameReader:
 
     It keeps the last set of every stream it has seen (what a delta of that stream applies to); a
     column that is neither a key frame nor a delta against its stream's previous request is a
-    ``ValueError``.
+    ``ValueError``. With ``deltas=False`` (a schema-2 trace: full lists only) a delta is one too.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, deltas: bool = True) -> None:
         self._heads: dict[Stream, tuple[int, FactSet]] = {}
+        self._deltas = deltas
 
     def resolve(self, seq: int, stream: Stream, text: object) -> FactSet:
         """The full set of request *seq* of *stream*, whose column is *text*."""
@@ -436,16 +488,20 @@ class FactFrameReader:
             raise ValueError(f"request {seq}: its facts column is not text")
         if text.startswith("["):
             full = FactSet.parse(text)
-        elif text.startswith("{"):
+        elif text.startswith("{") and self._deltas:
             delta = json.loads(text)
             base = delta.get("base") if isinstance(delta, dict) else None
             head = self._heads.get(stream)
-            if head is None or type(base) is not int or head[0] != base or not set(delta) <= _DELTA_KEYS:
+            if head is None or type(base) is not int or head[0] != base or not _DELTA_KEYS.issuperset(delta):
                 raise ValueError(
                     f"request {seq}: its facts delta is not against the previous request of its stream"
                 )
-            add, drop = (FactSet.from_items(_items(delta.get(k, []))) for k in ("add", "del"))
+            add, drop = (
+                EMPTY if (v := delta.get(k)) is None else FactSet.from_items(_items(v)) for k in _LISTS
+            )
             full = head[1].apply(add, drop)
+        elif text.startswith("{"):
+            raise ValueError(f"request {seq}: its facts column is a delta, which schema 2 never wrote")
         else:
             raise ValueError(f"request {seq}: its facts column is neither a JSON list nor a delta")
         self._heads[stream] = (seq, full)
@@ -453,6 +509,7 @@ class FactFrameReader:
 
 
 _DELTA_KEYS = frozenset({"add", "base", "del"})
+_LISTS = ("add", "del")
 
 
 def _items(value: object) -> list[Any]:

@@ -1,12 +1,15 @@
 """The trace's ``facts`` column (schema 3): key frames and deltas per stream, against the full encoding.
 
-A stream is the requests of one ``(system, agent, route)``. Every request's column must resolve, in
-order, to exactly the set the request held: checked against the reference encoding of the full set
-(``reference_encode_facts``, the bytes the column held before deltas) and against a reader written here
-from the documented format alone (``decode_facts`` and ``json``), for any interleaving of streams, ids of
-any width, empty sets, and sets that grow, shrink, come back and are replaced. The writer's choice of key
-frame or delta is checked against the documented rule, and what the records say (``facts``,
-``fact_ids``, ``has_fact``) is the full set whether they were just recorded or read back.
+A full set's list (a key frame, :func:`sim.trace.encode_facts`) is byte for byte the plain encoding it
+replaced (``reference_encode_facts``). A stream is the requests of one ``(system, agent, route)``. Every
+request's column must resolve, in order, to exactly the set the request held: checked against that
+reference encoding and against a reader written here from the documented format alone
+(``decode_facts`` and ``json``), for any interleaving of streams, ids of any width, empty sets, and sets
+that grow, shrink, come back and are replaced, in short histories and in long ones through a real trace
+file (every row within 255 rows of its stream's key frame). The writer's choice of key frame or delta is
+checked against the documented rule, and what the records say (``facts``, ``fact_ids``, ``has_fact``) is
+the full set whether they were just recorded or read back. A schema-2 trace (full lists only) reads as
+the same records.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import random
+import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -22,14 +28,114 @@ from collections import OrderedDict
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
-from test_core_scale import ODD_IDS, reference_encode_facts
 
 from sim.replay import same_records
 from sim.report.runview import read_run
-from sim.trace import RequestRecord, Trace, TraceError, decode_facts, iter_requests, read_trace
+from sim.text import fact_id
+from sim.trace import (
+    RequestRecord,
+    Trace,
+    TraceError,
+    decode_facts,
+    encode_facts,
+    facts_include,
+    iter_requests,
+    read_trace,
+)
 from sim.tracefacts import EMPTY, FactFrameReader, FactFrames, FactSet, delta_text, fact_number
+
+# -- a full set's list (a key frame): the same bytes as the plain encoding it replaced ---------------
+_NUM = re.compile(r"FACT-(\d{4,})")
+
+
+def reference_encode_facts(ids: set[str] | frozenset[str]) -> str:
+    """The encoding as first written (a regex per id, a walk per run): the specification of the bytes."""
+    nums: list[int] = []
+    other: list[str] = []
+    for f in ids:
+        m = _NUM.fullmatch(f)
+        if m and f == f"FACT-{int(m.group(1)):04d}":
+            nums.append(int(m.group(1)))
+        else:
+            other.append(f)
+    items: list[str] = []
+    nums.sort()
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        if j - i >= 2:
+            items.append(f"FACT-{nums[i]:04d}..FACT-{nums[j]:04d}")
+        else:
+            items.extend(f"FACT-{n:04d}" for n in nums[i : j + 1])
+        i = j + 1
+    return json.dumps(items + sorted(other), ensure_ascii=False, sort_keys=True, default=str)
+
+
+ODD_IDS = [
+    "FACT-00017",
+    "FACT-017",
+    "FACT-",
+    "FACT-١٢٣٤",
+    "FACT-12345x",
+    "X-1",
+    'FACT-"0001',
+    "a\\",
+    "FACT-0001..FACT-0003",
+]
+listed_fact_sets = st.builds(
+    lambda base, offsets, odd: {f"FACT-{base + k:04d}" for k in offsets} | odd,
+    st.sampled_from([0, 1, 9_990, 99_995, 10**8]),
+    st.sets(st.integers(0, 80), max_size=60),
+    st.sets(st.sampled_from(ODD_IDS), max_size=3),
+)
+
+
+@given(listed_fact_sets)
+@example({"FACT-9998", "FACT-9999", "FACT-10000", "FACT-10001"})
+@example(set())
+def test_fact_encoding_is_byte_identical_to_the_reference(ids: set[str]) -> None:
+    """The numbered, byte-searched encoding writes exactly the reference bytes, for ids of any width,
+    runs of any length and ids that are not canonical."""
+    assert encode_facts(ids) == reference_encode_facts(ids)
+    assert encode_facts(frozenset(ids)) == reference_encode_facts(ids)
+
+
+@given(listed_fact_sets, st.lists(st.integers(0, 10**8 + 100), max_size=5), st.sampled_from(ODD_IDS))
+def test_facts_include_agrees_with_decoding(ids: set[str], probes: list[int], odd: str) -> None:
+    """``facts_include`` answers exactly ``fact in decode_facts(column)``, inside ranges and out."""
+    if any(".." in f for f in ids):  # such an id decodes as a range: not a column the trace writes
+        ids = {f for f in ids if ".." not in f}
+    column = encode_facts(ids)
+    decoded = decode_facts(column)
+
+    for f in [*ids, *(fact_id(n) for n in probes), odd]:
+        assert facts_include(column, f) == (f in decoded)
+
+
+def test_a_request_with_thousands_of_facts_encodes_in_ranges() -> None:
+    """A long folded log with a gap every seventh fact: one item per run of six, across the 10,000 mark."""
+    ids = {fact_id(n) for n in range(1, 30_001) if n % 7 != 3}
+    column = encode_facts(ids)
+
+    assert column == reference_encode_facts(ids)
+    assert column.startswith('["FACT-0001", "FACT-0002", "FACT-0004..FACT-0009", "FACT-0011..FACT-0016"')
+    assert '"FACT-9993..FACT-9998", "FACT-10000..FACT-10005"' in column
+    assert column.endswith('"FACT-29992..FACT-29997", "FACT-29999", "FACT-30000"]')
+    assert len(json.loads(column)) == 2 + (29_992 - 4) // 7 + 1 + 2
+    assert decode_facts(column) == ids
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_short_runs_stay_ids(n: int) -> None:
+    """Runs of one or two ids are written as ids, three or more as a range."""
+    ids = {fact_id(10_000 + k) for k in range(n)}
+
+    assert encode_facts(ids) == reference_encode_facts(ids)
+
 
 #: Non-canonical ids the column can hold (an id with ``..`` in it reads as a range: the writer refuses it).
 ODD = [f for f in ODD_IDS if ".." not in f]
@@ -254,7 +360,6 @@ def test_nearby_sets_share_edges_and_still_compare_exactly(a: set[str], edits) -
     assert x.apply(FactSet.of(b - a), FactSet.of(a - b)) == y
 
 
-@settings(max_examples=25, deadline=None)
 @given(histories())
 def test_records_hold_the_full_set_live_and_read_back(history) -> None:
     """Through a real trace file: what ``Trace.request`` returns, what the trace keeps, ``read_trace`` and
@@ -280,6 +385,128 @@ def test_records_hold_the_full_set_live_and_read_back(history) -> None:
     assert back == streamed == live == trace.data.requests
     assert [r.facts for r in back] == [reference_encode_facts(ids) for _, ids in history]
     assert sum(r.facts for rs in view.requests.values() for r in rs) == sum(len(ids) for _, ids in history)
+
+
+# -- long interleaved streams through a real trace file --------------------------------------------
+#: A program's moves, each applied ``repeat`` times to its stream: long repeats of the cheap ones reach
+#: the 255-delta bound; ``new`` replaces the set, ``empty`` clears it.
+LONG_MOVES = ["grow", "same", "slide", "drop", "cut", "old", "odd", "new", "empty"]
+Program = tuple[list[tuple[str, str, str]], int, list[tuple[int, str, int, int]]]
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> Program:
+    """Streams, an id base and segments ``(stream index, move, repeat, seed)``: short histories and long
+    runs of one move (up to 300 requests of a stream in a row), interleaved."""
+    streams = draw(
+        st.lists(
+            st.tuples(st.sampled_from(SYSTEMS), st.sampled_from(AGENTS), st.sampled_from(ROUTES)),
+            min_size=2,
+            max_size=5,
+            unique=True,
+        )
+    )
+    segments = st.tuples(
+        st.integers(0, len(streams) - 1),
+        st.sampled_from(LONG_MOVES),
+        st.sampled_from([1, 1, 2, 3, 7, 40, 255, 256, 300]),
+        st.integers(0, 2**16),
+    )
+    return streams, draw(st.sampled_from(BASES)), draw(st.lists(segments, min_size=1, max_size=10))
+
+
+def run_program(program: Program) -> list[tuple[tuple[str, str, str], frozenset[str]]]:
+    """The requests a program makes: each segment's move applied *repeat* times to its stream's set."""
+    streams, base, segments = program
+    sets: dict[tuple[str, str, str], set[str]] = {s: set() for s in streams}
+    tops = dict.fromkeys(streams, 0)
+    out = []
+    for index, move, repeat, seed in segments:
+        stream, rng = streams[index], random.Random(seed)
+        ids = sets[stream]
+        for _ in range(repeat):
+            canonical = sorted(n for n in map(fact_number, ids) if n >= 0)
+            if move == "grow" and len(ids) < 600:  # a log: new ids above the top, sometimes a gap
+                tops[stream] += rng.randint(1, 2)
+                ids |= {fid(base + tops[stream] + k) for k in range(rng.randint(1, 2))}
+                tops[stream] += 1
+            elif move == "slide":  # a capped log: the newest id in, the oldest out
+                tops[stream] += 1
+                ids.add(fid(base + tops[stream]))
+                if canonical:
+                    ids.discard(fid(canonical[0]))
+            elif move == "drop" and canonical:
+                ids.discard(fid(rng.choice(canonical)))
+            elif move == "cut" and canonical:  # a fold: the oldest facts go
+                ids -= {fid(n) for n in canonical[: rng.randint(1, len(canonical))]}
+            elif move == "old":  # an older id comes back (or one already there)
+                ids.add(fid(base + rng.randint(0, tops[stream] + 1)))
+            elif move == "odd":
+                ids ^= {rng.choice(ODD)}
+            elif move == "new":
+                ids.clear()
+                for _ in range(rng.randint(0, 6)):
+                    start = rng.randint(0, 300)
+                    ids |= {fid(base + n) for n in range(start, start + rng.randint(1, 30))}
+                tops[stream] = 310
+            elif move == "empty":
+                ids.clear()
+            out.append((stream, frozenset(ids)))
+    return out
+
+
+#: One stream of 700 unchanged requests whose key frame is long (600 ids, few runs), beside a second
+#: stream: the writer must start a key frame after 255 deltas.
+SAME_LONG: Program = (
+    [("rsi", "actor", "react.hop"), ("mb", "", "wiki.query")],
+    9_990,
+    [(0, "grow", 700, 5), (0, "odd", 1, 1), (0, "same", 700, 0), (1, "grow", 300, 2), (0, "slide", 256, 3)],
+)
+
+
+@example(SAME_LONG)
+@given(programs())
+def test_long_streams_read_back_exactly_from_key_frames_at_most_255_rows_back(program: Program) -> None:
+    """Random sequences of fact sets over several streams, written through ``Trace`` to a file: every
+    record ``read_trace`` and ``iter_requests`` give back is the request's full set, and every row of a
+    stream resolves from a key frame at most 255 of its stream's rows back, through deltas no longer in
+    all than that key frame (read from the raw column, by the documented format alone)."""
+    history = run_program(program)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.db"
+        trace = Trace(path, keep=False)
+        for (system, agent, route), ids in history:
+            trace.request(system, route, agent=agent, exact_tokens=1, estimate=None, messages=1, facts=ids)
+        trace.close(complete=True)
+        back, streamed = read_trace(path).requests, list(iter_requests(path))
+        con = sqlite3.connect(path)
+        rows = con.execute("SELECT seq, system, agent, route, facts FROM requests ORDER BY seq").fetchall()
+        con.close()
+
+    encoded: dict[frozenset[str], str] = {}
+    assert back == streamed and len(back) == len(history) == len(rows)
+    for rec, ((system, agent, route), ids) in zip(back, history):
+        assert (rec.system, rec.agent, rec.route) == (system, agent, route)
+        assert rec.fact_ids == ids and len(rec.fact_set) == len(ids)
+        if ids not in encoded:
+            encoded[ids] = reference_encode_facts(ids)
+        assert rec.facts == encoded[ids]
+
+    documented = DocumentedReader()
+    since: dict[tuple[str, str, str], tuple[int, int, int]] = {}  # rows since the key frame, its size, spent
+    farthest = 0
+    for (seq, system, agent, route, text), (_, ids) in zip(rows, history):
+        stream = (system, agent, route)
+        assert documented.resolve(seq, stream, text) == ids
+        if text.startswith("["):
+            since[stream] = (0, len(text), 0)
+        else:
+            rows_back, key, spent = since[stream]  # a stream's first row is a key frame (KeyError if not)
+            since[stream] = (rows_back + 1, key, spent + len(text))
+        rows_back, key, spent = since[stream]
+        assert rows_back <= 255 and spent <= key
+        farthest = max(farthest, rows_back)
+    assert farthest == 255 or program != SAME_LONG  # the explicit example reaches the bound
 
 
 def test_a_record_is_the_same_value_from_text_or_from_a_set() -> None:
@@ -358,6 +585,101 @@ def test_replay_compares_the_rows_as_written(tmp_path: Path) -> None:
         assert con.execute("SELECT facts FROM requests WHERE seq = 2").fetchone()[0].startswith("{")
 
     assert not same_records(a, b)
+
+
+# -- schema 2: every facts column a full list (a key frame) --------------------------------------------
+def _as_schema_2(src: Path, dst: Path) -> Path:
+    """A copy of the trace *src* as schema 2 wrote it: each facts column the full list, schema "2"."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+    full = [(r.facts, r.seq) for r in iter_requests(src)]
+    con = sqlite3.connect(dst)
+    with con:
+        con.executemany("UPDATE requests SET facts = ? WHERE seq = ?", full)
+        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    con.close()
+    return dst
+
+
+def _deltas(path: Path) -> int:
+    con = sqlite3.connect(path)
+    try:
+        return int(
+            con.execute("SELECT count(*) FROM requests WHERE json_type(facts) = 'object'").fetchone()[0]
+        )
+    finally:
+        con.close()
+
+
+def test_a_schema_2_trace_reads_as_the_same_records(tmp_path: Path) -> None:
+    """Schema 2's full lists are key frames: ``read_trace``, ``iter_requests``, the report and the record
+    comparison of replay read a schema-2 trace as the schema-3 trace of the same run."""
+    new = _small_trace(tmp_path / "new.db")
+    old = _as_schema_2(new, tmp_path / "old.db")
+    assert _deltas(new) > 0 and _deltas(old) == 0
+
+    assert read_trace(old).requests == list(iter_requests(old)) == read_trace(new).requests
+    assert read_trace(old).meta["schema_version"] == "2"
+    assert dataclasses.replace(read_run(old), path="", meta={}) == dataclasses.replace(
+        read_run(new), path="", meta={}
+    )
+    assert same_records(new, old) and same_records(old, new)
+    with sqlite3.connect(old) as con:  # one fact changed in one full list
+        con.execute("UPDATE requests SET facts = replace(facts, 'FACT-0080', 'FACT-0081') WHERE seq = 2")
+    assert not same_records(new, old) and not same_records(old, new)
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("UPDATE meta SET value = '2' WHERE key = 'schema_version'", "a delta, which schema 2 never wrote"),
+        ("UPDATE meta SET value = '1' WHERE key = 'schema_version'", "schema '1'; this memsim reads schemas"),
+    ],
+    ids=["schema 2 with deltas", "schema 1"],
+)
+def test_a_trace_schema_2_never_wrote_is_refused(tmp_path: Path, sql: str, message: str) -> None:
+    """A schema-2 trace holding a delta, and schema 1, are trace errors for every reader."""
+    path = _small_trace(tmp_path / "t.db")
+    with sqlite3.connect(path) as con:
+        con.execute(sql)
+
+    for read in (read_trace, lambda p: list(iter_requests(p)), read_run):
+        with pytest.raises(TraceError, match=re.escape(message)):
+            read(path)
+
+
+def test_memsim_replays_and_reports_a_schema_2_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``memsim replay`` of a scenario's trace rewritten as schema 2 is an identical trace (exit 0), and a
+    changed fact is not (exit 1); ``memsim report`` writes its page (exit 0)."""
+    from sim.cli import main
+
+    def memsim(*args: str) -> int:
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            return int(exc.code or 0)
+        return 0
+
+    name = "merchantbench_suffix_eviction"
+    assert memsim("run", name, "--out", str(tmp_path / "run")) == 0
+    old = _as_schema_2(tmp_path / "run" / f"{name}.db", tmp_path / "old" / f"{name}.db")
+    assert _deltas(tmp_path / "run" / f"{name}.db") > 0
+    capsys.readouterr()
+
+    assert memsim("replay", str(old), "--out", str(tmp_path / "a")) == 0
+    assert "identical trace" in capsys.readouterr().out
+    assert memsim("report", str(old), "-o", str(tmp_path / "old.html")) == 0
+    assert (tmp_path / "old.html").stat().st_size > 0
+    with sqlite3.connect(old) as con:
+        seq, text = con.execute("SELECT seq, facts FROM requests WHERE facts != '[]' ORDER BY seq").fetchone()
+        con.execute(
+            "UPDATE requests SET facts = ? WHERE seq = ?", (encode_facts(decode_facts(text) | {"X-1"}), seq)
+        )
+    capsys.readouterr()
+    assert memsim("replay", str(old), "--out", str(tmp_path / "b")) == 1
+    assert "TRACE DIFFERS" in capsys.readouterr().out
 
 
 WRITE = """

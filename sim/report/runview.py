@@ -1,6 +1,6 @@
 """A run's trace, read once and reduced to what its report page shows, in memory bounded by the caps.
 
-:func:`read_run` checks the file (:func:`sim.trace.read_meta`: a complete trace of this schema), asks
+:func:`read_run` checks the file (:func:`sim.trace.read_meta`: a complete trace of a schema it reads), asks
 SQLite for the small aggregates (agents, operation names, the time span), then streams the ``ops`` and
 ``requests`` tables once, in ``seq`` order. Per request it keeps a few numbers (tokens, the parts' kinds,
 how many facts, how many left since the agent's previous request); per operation only counts, except the
