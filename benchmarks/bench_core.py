@@ -18,13 +18,20 @@ in fresh processes:
   the 8,192-entry ``lru_cache`` it replaced keeps every one of them;
 * ``core.facts_column``: a request's ``facts`` column (1,700 ids in runs of 1 to 5, as RSIAgent's folded
   logs) against the floor ``json.dumps(sorted(ids))`` (the same ids, no ranges); the regex-per-id
-  encoding it replaced is printed beside it; ``core.facts_growing``: the columns of a growing log's
-  successive requests (each the previous ids plus two newer ones), encoded incrementally as the trace
-  does, against the same floor;
+  encoding it replaced is printed beside it (a key frame of the column is this list);
+  ``core.facts_growing``: the columns of a growing log's successive requests (each the previous ids plus
+  two newer ones), written as the trace writes them (key frames and deltas, ``sim.tracefacts.FactFrames``),
+  against the same floor;
 * ``core.trace_sqlite``: trace records streamed to SQLite (batched, not kept) against plain ``sqlite3``
   ``executemany`` of the same rows (the floor);
 * ``core.trace_flat``: memory a streamed ``Trace(keep=False)`` holds after 200,000 records (at most one
   batch of 1,000 pending rows; nothing per record);
+* ``core.trace_cell.DESIGN``: one ``memsim bench`` cell of RSIAgent, MerchantBench and Tracecraft (seed 0,
+  a 32,000-token window, the trace streamed) at 688, 2,752 and 11,008 steps (``--quick``: 172, 688 and
+  2,752), each in a fresh process: the trace at the largest (< 50 MB) and its size and wall-time growth
+  (linear = 1); for RSIAgent, ``core.trace_cell.facts_vs_full``: the facts column against the same sets
+  as full lists (schema 2's column), and ``core.trace_cell.read``: ``sim.trace.iter_requests`` resolving
+  every request's full set against fetching the raw rows (the floor);
 * ``core.sim_events``: SimPy processes on a :class:`~sim.engine.Simulation` recording one trace op per
   event against bare SimPy timeouts (the floor every model runs on).
 """
@@ -37,6 +44,7 @@ import sqlite3
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -217,7 +225,8 @@ def _reference_encode(ids: frozenset[str]) -> str:
 def facts_goals(quick: bool) -> list[Goal]:
     import random
 
-    from sim.trace import FactColumns, encode_facts
+    from sim.trace import encode_facts
+    from sim.tracefacts import FactFrames
 
     rng = random.Random(3)
     nums: set[int] = set()
@@ -248,17 +257,20 @@ def facts_goals(quick: bool) -> list[Goal]:
         for step in range(reps)
     ]
 
-    def incremental() -> None:
-        columns = FactColumns()
-        for x in log:
-            columns.encode(x, ("bench", "", "log"))
+    def columns() -> None:
+        frames = FactFrames()
+        for seq, x in enumerate(log, 1):
+            frames.encode(x, ("bench", "", "log"), seq)
 
-    g = interleaved({"incremental": incremental, "afresh": lambda: [encode_facts(x) for x in log]}, rounds=5)
-    assert all(FactColumns().encode(x, ("b", "", "r")) == encode_facts(x) for x in log[:3])
+    g = interleaved({"frames": columns, "afresh": lambda: [encode_facts(x) for x in log]}, rounds=5)
+    frames = FactFrames()
+    written = [frames.encode(x, ("b", "", "r"), seq)[0] for seq, x in enumerate(log, 1)]
+    deltas = sum(c.startswith("{") for c in written)
+    per = g["frames"] / len(log)
     return [
         Goal(
             "core.facts_column",
-            "facts column of a 1,700-id request vs json.dumps(sorted(ids)) (the floor)",
+            "facts list of a 1,700-id request vs json.dumps(sorted(ids)) (the floor)",
             t["floor"] / t["ours"],
             ">= 0.33x",
             t["floor"] / t["ours"] >= 1 / 3,
@@ -267,12 +279,130 @@ def facts_goals(quick: bool) -> list[Goal]:
         ),
         Goal(
             "core.facts_growing",
-            "facts columns of a growing log's requests, incremental vs the floor",
-            t["floor"] / reps / (g["incremental"] / len(log)),
+            "facts column of a growing log's requests (key frames and deltas) vs the floor",
+            t["floor"] / reps / per,
             ">= 1x",
-            t["floor"] / reps / (g["incremental"] / len(log)) >= 1,
-            f"{g['incremental'] / len(log) * 1e6:.0f} us per request ({g['afresh'] / len(log) * 1e6:.0f} us "
-            f"encoded afresh; json.dumps(sorted(ids)) {t['floor'] / reps * 1e6:.0f} us), same bytes",
+            t["floor"] / reps / per >= 1,
+            f"{per * 1e6:.0f} us per request ({deltas} of {len(log)} deltas, "
+            f"{sum(map(len, written)) / len(log):,.0f} chars each on average; the full list encoded afresh "
+            f"{g['afresh'] / len(log) * 1e6:.0f} us, {len(encode_facts(log[-1])):,} chars; "
+            f"json.dumps(sorted(ids)) {t['floor'] / reps * 1e6:.0f} us)",
+        ),
+    ]
+
+
+#: Bench cells whose streamed trace is measured (issue 17): the RSIAgent cell of ``bench_rsiagent`` (seed 0's
+#: default workload, a 32,000-token window) and the same cell of MerchantBench and Tracecraft.
+CELL_DESIGNS = ("rsiagent", "merchantbench", "tracecraft")
+CELL_BUDGET = 32_000
+CELL_STEPS = (688, 2_752, 11_008)  # x4, x16 and x64 the base 172 steps of bench_rsiagent
+
+CELL = """
+import json, os, sqlite3, sys, tempfile, time
+from sim.bench.tasks import Task, run_task
+from sim.tokens import count_tokens
+from sim.trace import iter_requests
+from sim.workload import make_workload
+design, budget, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+count_tokens("warm the tokenizer")
+make_workload(0, steps).steps  # the workload is the harness's, not the design's: generated up front
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "trace.db")
+    t0 = time.perf_counter()
+    row = run_task(Task(design, budget, 0, steps), trace_path=path)
+    seconds = time.perf_counter() - t0
+    con = sqlite3.connect(path)
+    column, keys = con.execute(
+        "SELECT sum(length(facts)), sum(json_type(facts) = 'array') FROM requests"
+    ).fetchone()
+    t1 = time.perf_counter()
+    raw = sum(len(r[8]) for r in con.execute("SELECT * FROM requests ORDER BY seq"))  # the floor
+    t2 = time.perf_counter()
+    con.close()
+    sizes = sum(len(r.fact_set) for r in iter_requests(path))
+    t3 = time.perf_counter()
+    full = sum(len(r.facts) for r in iter_requests(path))  # the full lists: schema 2's column
+    print(json.dumps({
+        "seconds": seconds, "trace_mb": os.path.getsize(path) / 1e6, "facts_mb": (column or 0) / 1e6,
+        "full_mb": full / 1e6, "keys": keys, "requests": row["requests"], "ids": sizes,
+        "read_s": t3 - t2, "raw_s": t2 - t1,
+    }))
+"""
+
+
+def cell_goals(quick: bool) -> list[Goal]:
+    steps = (172, 688, 2_752) if quick else CELL_STEPS
+    goals = []
+    for design in CELL_DESIGNS:
+        rows = {n: fresh(CELL, design, str(CELL_BUDGET), str(n)) for n in steps}
+        goals += _cell_rows(design, rows)
+        if design == "rsiagent":
+            goals += _facts_rows(rows[steps[-1]], steps[-1])
+    return goals
+
+
+def _cell_rows(design: str, rows: dict[int, Any]) -> list[Goal]:
+    """A design's cell at growing steps: the trace at the largest, and size and time growth (linear = 1)."""
+    steps = sorted(rows)
+    small, big = rows[steps[0]], rows[steps[-1]]
+    x = steps[-1] // steps[0]
+    size_growth = big["trace_mb"] / small["trace_mb"] / x
+    time_growth = big["seconds"] / small["seconds"] / x
+    name = f"core.trace_cell.{design}"
+    return [
+        Goal(
+            f"{name}.size",
+            f"{design} bench cell: streamed trace at {steps[-1]:,} steps",
+            big["trace_mb"],
+            "< 50 MB",
+            big["trace_mb"] < 50,
+            f"facts column {big['facts_mb']:.2f} MB ({big['keys']:,} key frames in {big['requests']:,} "
+            f"requests); as full lists (schema 2) {big['full_mb']:.1f} MB; peak RSS {big['_rss_mb']:.0f} MB",
+            unit="MB",
+            extra={"rows": rows},
+        ),
+        Goal(
+            f"{name}.size_growth",
+            f"{design} bench cell: trace size at x{x} steps / x{x} (linear = 1)",
+            size_growth,
+            "<= 1.25",
+            size_growth <= 1.25,
+            ", ".join(f"{n:,} steps {r['trace_mb']:.2f} MB" for n, r in rows.items()),
+        ),
+        Goal(
+            f"{name}.time_growth",
+            f"{design} bench cell: wall time at x{x} steps / x{x} (linear = 1)",
+            time_growth,
+            "<= 1.25",
+            time_growth <= 1.25,
+            ", ".join(f"{n:,} steps {r['seconds']:.2f} s" for n, r in rows.items())
+            + " (the cell with its trace streamed, no interpreter start-up)",
+        ),
+    ]
+
+
+def _facts_rows(big: dict[str, Any], steps: int) -> list[Goal]:
+    """The RSIAgent cell's facts column against the full lists it replaced, and reading it back."""
+    n = big["requests"]
+    shrink = big["full_mb"] / big["facts_mb"]
+    read = big["raw_s"] / big["read_s"]
+    return [
+        Goal(
+            "core.trace_cell.facts_vs_full",
+            f"rsiagent cell at {steps:,} steps: facts as full lists (schema 2) vs key frames and deltas",
+            shrink,
+            ">= 10x",
+            shrink >= 10,
+            f"{big['full_mb']:.1f} MB vs {big['facts_mb']:.2f} MB",
+        ),
+        Goal(
+            "core.trace_cell.read",
+            f"iter_requests over the rsiagent cell's {n:,} requests vs its raw rows (the floor)",
+            read,
+            ">= 0.1x",
+            read >= 0.1,
+            f"{big['read_s'] * 1e6 / n:.0f} us vs {big['raw_s'] * 1e6 / n:.0f} us per request, each resolved "
+            f"to its full set ({big['ids'] / n:,.0f} ids on average)",
         ),
     ]
 
@@ -435,6 +565,7 @@ def main() -> None:
     goals += cache_rss_goals(a.quick)
     goals += facts_goals(a.quick)
     goals += trace_goals(a.quick)
+    goals += cell_goals(a.quick)
     goals += simpy_goals(a.quick)
     report("core: speed and memory", goals, a.json)
 

@@ -7,8 +7,8 @@ Run: ``.venv/bin/python benchmarks/bench_rsiagent.py [--quick] [--json FILE]``
    seed 0, a 32,000-token window, the trace streamed to SQLite) at ×1, ×4, ×16 and ×64 the base 172 steps
    (11,008 steps), each in a fresh process, timed without interpreter start-up. Goals: the per-step cost
    from ×16 to ×64 against the ×16 per-step cost (linear = 1.0), and the streamed trace at ×64 (< 50 MB);
-   the row says which share of the trace is the requests' ``facts`` column (the core's fact-list
-   encoding) and which share of the time ``sim.trace.encode_facts`` takes.
+   the row says which share of the trace is the requests' ``facts`` column (the core's key frames and
+   deltas) and which share of the time writing it (``sim.tracefacts.FactFrames.encode``) takes.
 2. **WORK LOG fold cost vs its floor**: the target-role loop (scaled to 16,000 tokens) over N turns of
    ~600-character observations with two fact tokens and a 6,000-character dump every 25th turn, against
    the floor of the same calls with the fold decisions given (the same history appends, the same batches
@@ -42,9 +42,9 @@ BUDGET = 32_000
 
 CELL = """
 import json, os, sys, tempfile, time, cProfile, pstats, sqlite3
-import sim.trace
-if sys.argv[4] == "1":  # the core's fact-list encoding stubbed out: what the design itself costs
-    sim.trace.encode_facts = lambda ids: "[]"
+import sim.tracefacts
+if sys.argv[4] == "1":  # the core's facts column stubbed out: what the design itself costs
+    sim.tracefacts.FactFrames.encode = lambda self, ids, stream, seq: ("[]", sim.tracefacts.EMPTY)
 from sim.bench.tasks import Task, run_task
 from sim.tokens import count_tokens
 from sim.workload import make_workload
@@ -64,7 +64,8 @@ con = sqlite3.connect(path)
 facts = con.execute("select sum(length(facts)) from requests").fetchone()[0]
 encode = 0.0
 if prof:
-    encode = sum(v[3] for k, v in pstats.Stats(prof).stats.items() if k[2] == "encode_facts")
+    stats = pstats.Stats(prof).stats.items()
+    encode = sum(v[3] for k, v in stats if k[0].endswith("tracefacts.py") and k[2] == "encode")
 print(json.dumps({"seconds": seconds, "trace_mb": os.path.getsize(path) / 1e6, "facts_mb": facts / 1e6,
                   "encode_s": encode, "requests": row["requests"], "recall": row["recall"]}))
 """
@@ -97,7 +98,7 @@ def growth(quick: bool) -> list[Goal]:
         ),
         Goal(
             "rsi.cell.growth.design",
-            f"the same cell with the core's fact-list encoding stubbed: x{prev}->x{big} vs x{prev}",
+            f"the same cell with the core's facts column stubbed: x{prev}->x{big} vs x{prev}",
             design_ratio,
             "<= 1.25",
             design_ratio <= 1.25,
@@ -109,7 +110,7 @@ def growth(quick: bool) -> list[Goal]:
             rows[big]["trace_mb"],
             "< 50 MB",
             rows[big]["trace_mb"] < 50,
-            f"requests' facts column {rows[big]['facts_mb']:.1f} MB; sim.trace.encode_facts {share:.0%} of "
+            f"requests' facts column {rows[big]['facts_mb']:.1f} MB; FactFrames.encode {share:.0%} of "
             f"the profiled x{prev} cell; peak RSS {rows[big]['_rss_mb']:.0f} MB",
             unit="MB",
             extra={"rows": rows, "stubbed": stub, "profiled": prof},

@@ -1,10 +1,10 @@
 """Behaviour fingerprint of the tree: scenario outputs, trace contents and claim verdicts.
 
 ``python dev/fingerprint.py OUT.json [--system S] [--no-claims]`` writes, per scenario, the sha256 of its
-summary lines and of its trace's ops and requests rows (meta excluded: it carries versions), and, per
-claim, the faithful direction's shrunk example and the fixed direction's verdict under the ``ci``
-profile. Two fingerprints compare with ``python dev/fingerprint.py --diff A.json B.json``: a refactor
-that changes no behaviour leaves them equal.
+summary lines and of its trace's ops and requests rows (meta excluded: it carries versions; a request's
+facts as its full set's list, whatever the schema), and, per claim, the faithful direction's shrunk
+example and the fixed direction's verdict under the ``ci`` profile. Two fingerprints compare with
+``python dev/fingerprint.py --diff A.json B.json``: a refactor that changes no behaviour leaves them equal.
 """
 
 from __future__ import annotations
@@ -19,11 +19,19 @@ from pathlib import Path
 
 
 def _rows_hash(db: Path) -> dict[str, str]:
+    """The hash of the ops rows and of the requests rows, each request's ``facts`` its full set's list
+    (what schema 2 stored; schema 3 stores deltas, resolved here), so a fingerprint spans schemas."""
+    from sim.trace import astuple, iter_requests
+
     conn = sqlite3.connect(db)
+    rows = {
+        "ops": conn.execute("SELECT * FROM ops ORDER BY seq"),
+        "requests": map(astuple, iter_requests(db, require_complete=False)),
+    }
     out = {}
-    for table in ("ops", "requests"):
+    for table, found in rows.items():
         h = hashlib.sha256()
-        for row in conn.execute(f"SELECT * FROM {table} ORDER BY seq"):
+        for row in found:
             h.update(json.dumps(row, ensure_ascii=False).encode())
             h.update(b"\n")
         out[table] = h.hexdigest()[:16]

@@ -6,7 +6,8 @@ example validated against the claim's declared example type before it runs; it i
 direction it was saved in (or ``--variant``). A faithful or off example must still violate its claim, a
 fixed or combined replay must hold: otherwise the exit code is 1.
 
-A **trace** is accepted only if it is complete and of this schema (:func:`sim.trace.read_meta`). Its meta
+A **trace** is accepted only if it is complete and of a schema this memsim reads (:func:`sim.trace.read_meta`;
+a schema-2 trace's requests are compared with the replay's by their full fact sets). Its meta
 names the scenario, seed, parameters and faults; each is validated as ``memsim run`` validates them
 (the scenario's own parameter model and bounds, the fault parser). What replay does *not* take from the
 file: the object store (the run uses ``--store`` from the command line, memory by default, so a trace
@@ -21,6 +22,7 @@ import itertools
 import json
 import sqlite3
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -168,18 +170,19 @@ def replay_trace(
 
 def same_records(a: Path, b: Path) -> bool:
     """Whether two traces hold the same ops and requests, compared row by row in ``seq`` order (the
-    file being checked is never loaded whole: a difference stops the comparison)."""
-    from sim.trace import TraceError, connect_readonly
+    file being checked is never loaded whole: a difference stops the comparison). Traces of two schemas
+    (2 and 3: the facts column written as full lists or as deltas) compare their requests as records,
+    each with its full fact set."""
+    from sim.trace import TraceError, connect_readonly, iter_requests, read_meta
 
+    schemas = {read_meta(p, require_complete=False).get("schema_version") for p in (a, b)}
     try:
         ca, cb = connect_readonly(a), connect_readonly(b)
     except sqlite3.DatabaseError as exc:
         raise TraceError(f"cannot read {a} or {b}: {exc}") from exc
+    tables = [("ops", OpRecord.__dataclass_fields__), ("requests", RequestRecord.__dataclass_fields__)]
     try:
-        for table, cols in (
-            ("ops", OpRecord.__dataclass_fields__),
-            ("requests", RequestRecord.__dataclass_fields__),
-        ):
+        for table, cols in tables[: 1 if len(schemas) > 1 else 2]:
             query = f"SELECT {', '.join(cols)} FROM {table} ORDER BY seq"
             rows_a, rows_b = ca.execute(query), cb.execute(query)
             for ra, rb in itertools.zip_longest(rows_a, rows_b):
@@ -190,6 +193,12 @@ def same_records(a: Path, b: Path) -> bool:
     finally:
         ca.close()
         cb.close()
+    if len(schemas) > 1:
+        with (
+            closing(iter_requests(a, require_complete=False)) as reqs_a,
+            closing(iter_requests(b, require_complete=False)) as reqs_b,
+        ):
+            return all(x == y for x, y in itertools.zip_longest(reqs_a, reqs_b))
     return True
 
 

@@ -13,38 +13,68 @@ Schema (documented in README "Traces"):
 ``requests``
     ``seq``, ``time``, ``agent``, ``system``, ``route`` (what assembled it: ``react.hop``,
     ``wiki.query``...), ``exact_tokens`` (INTEGER, cl100k count of the whole request), ``estimate``
-    (INTEGER, the design's own estimate, NULL when it has none), ``messages`` (INTEGER),
-    ``facts`` (TEXT, JSON list of the fact ids present, runs of consecutive ids written as one
-    inclusive range ``"FACT-0001..FACT-0040"``; :func:`decode_facts`), ``needed`` (TEXT, JSON list of
-    fact ids the request needed, for probes), ``detail`` (TEXT, JSON).
+    (INTEGER, the design's own estimate, NULL when it has none), ``messages`` (INTEGER), ``facts`` (TEXT,
+    the fact ids present: a key frame or a delta, below), ``needed`` (TEXT, JSON list of fact ids the
+    request needed, for probes), ``detail`` (TEXT, JSON).
 ``meta``
     ``key``, ``value``: the seed, scenario, faults and parameters of the run, ``memsim_version``,
     ``schema_version`` (:data:`SCHEMA_VERSION`) and, written last when the run ended normally,
     ``complete`` = ``"1"``. :func:`read_trace` refuses a trace without it (a killed or failed run) or of
-    another schema version.
+    a schema version it does not read (:data:`READABLE_SCHEMAS`: 3, and 2, whose facts are all full
+    lists).
 
 A request's ``detail`` carries ``tokens_by_kind`` when its parts were labelled (``system``, ``tools``,
 ``message``, ``memory``...): the exact tokens of each kind, which a report stacks.
+
+The ``facts`` column (schema 3). A *stream* is the requests of one ``(system, agent, route)`` in ``seq``
+order. Each request's ``facts`` is one of:
+
+*key frame*
+    the whole set as a JSON list (:func:`encode_facts`): the canonical ids ``FACT-{n:04d}`` (any width:
+    ``FACT-0017``, ``FACT-12345``) by number, each run of three or more consecutive numbers written as
+    one inclusive range ``"FACT-0001..FACT-0040"``, then any other id (``FACT-00017``) sorted as a
+    string. ``[]`` is the empty set. It starts with ``[``.
+*delta*
+    a JSON object ``{"add": [...], "base": SEQ, "del": [...]}`` (keys sorted, ``add`` or ``del`` left out
+    when empty): ``base`` is the ``seq`` of the stream's previous request, ``add`` the ids that are new
+    since it and ``del`` the ids that left, both written as key-frame lists. The set is ``(set of base
+    - del) | add``; ``del`` lies inside the base's set, ``add`` outside it. It starts with ``{``.
+
+The writer (:class:`~sim.tracefacts.FactFrames`) writes a key frame for a stream's first request, for
+its first request after the writer forgot it (it remembers the 64 most recently used streams), after 255
+deltas in a row, and whenever this delta and those since the stream's last key frame would together be
+longer (in characters) than that key frame; otherwise a delta. So any row resolves from its key frame at
+most 255 rows of its stream back, through deltas no longer in all than that key frame, and a request
+whose set changed by a few ids costs a few dozen characters. In SQL, ``json_type(facts)`` is ``'array'``
+for a key frame and ``'object'`` for a delta. :func:`read_trace` and :func:`iter_requests` resolve the
+deltas in order: the records they return, like those :meth:`Trace.request` returns, hold the full set.
+An id that holds ``..`` cannot be written (a ``ValueError``): the column would read it as a range.
 """
 
 from __future__ import annotations
 
-import bisect
 import json
-import operator
 import os
-import re
 import sqlite3
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from sim.errors import UsageError
+from sim.tracefacts import FactFrameReader, FactFrames
+from sim.tracefacts import FactSet as FactSet
+from sim.tracefacts import decode_facts as decode_facts
+from sim.tracefacts import encode_facts as encode_facts
+from sim.tracefacts import facts_include as facts_include
 
 BATCH = 1000
 PROGRESS_EVERY = 4096
-#: The trace schema version: bump when a table or column changes meaning.
-SCHEMA_VERSION = "2"
+#: The trace schema version: bump when a table or column changes meaning (3: the facts column's deltas).
+SCHEMA_VERSION = "3"
+#: The schema versions :func:`read_meta` accepts: 2 differs from 3 only in writing every ``facts`` as a
+#: full list, which is a key frame of schema 3 (a schema-2 trace holding a delta is not read).
+READABLE_SCHEMAS = ("2", SCHEMA_VERSION)
 
 _INSERT_OPS = "INSERT INTO ops (seq, time, agent, system, op, phase, detail) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _INSERT_REQUESTS = (
@@ -53,186 +83,14 @@ _INSERT_REQUESTS = (
 )
 
 
+class TraceError(UsageError):
+    """A file that is not a complete memsim trace of a schema this memsim reads (exit code 2 at the command
+    line)."""
+
+
 def astuple(record: Any) -> tuple[Any, ...]:
     """The field values of a flat record, in field order (``dataclasses.astuple`` without its deep copy)."""
-    return tuple(record.__dict__.values())
-
-
-#: Fact id to its number (-1 when the id is not the canonical ``FACT-{n:04d}`` form of a number); a
-#: memo of :func:`_fact_number`, emptied when it reaches :data:`_FACT_MEMO_MAX` ids (at most about 8 MB).
-_FACT_NUMBERS: dict[str, int] = {}
-_FACT_MEMO_MAX = 1 << 16
-
-
-class TraceError(UsageError):
-    """A file that is not a complete memsim trace of this schema (exit code 2 at the command line)."""
-
-
-def _fact_number(f: str) -> int:
-    """The number of a canonical fact id (``FACT-0017`` -> 17, ``FACT-12345`` -> 12345), else -1.
-
-    Canonical means ``f == f"FACT-{n:04d}"``: ASCII digits, exactly four of them below 10,000 and no
-    leading zero above (``FACT-00017`` and ``FACT-017`` are not canonical).
-    """
-    digits = f[5:]
-    if (
-        f.startswith("FACT-")
-        and digits.isascii()
-        and digits.isdigit()
-        and (len(digits) == 4 or (len(digits) > 4 and digits[0] != "0"))
-    ):
-        return int(digits)
-    return -1
-
-
-def _sorted_by_number(ids: frozenset[str] | set[str]) -> tuple[list[str], list[int]]:
-    """*ids* sorted by number (non-canonical ids first, numbered -1) and their numbers, through the memo."""
-    memo = _FACT_NUMBERS
-    try:
-        names = sorted(ids, key=memo.__getitem__)
-    except KeyError:
-        if len(memo) + len(ids) > _FACT_MEMO_MAX:
-            memo.clear()
-        for f in ids:
-            if f not in memo:
-                memo[f] = _fact_number(f)
-        names = sorted(ids, key=memo.__getitem__)
-    return names, list(map(memo.__getitem__, names))
-
-
-def encode_facts(ids: frozenset[str] | set[str]) -> str:
-    """Fact ids as a JSON list, consecutive ``FACT-NNNN`` ids folded into ``"FACT-0001..FACT-0040"``.
-
-    A request that carries a whole folded log holds thousands of facts; ranges keep long traces small.
-    Ids of any width fold (``FACT-9999..FACT-10002``); an id that is not the canonical form of its number
-    (``FACT-00017``) is kept as it is, after the canonical ones. Ids are numbered through a memo and runs
-    are found by byte search, so a request with thousands of facts costs little more than its sort.
-    """
-    if not ids:
-        return "[]"
-    names, nums = _sorted_by_number(ids)
-    other: list[str] = []
-    if nums[0] < 0:  # non-canonical ids sort first (number -1)
-        k = bisect.bisect_right(nums, -1)
-        other = sorted(names[:k])
-        names, nums = names[k:], nums[k:]
-    return _json(_fold(names, nums)[0] + other)
-
-
-def _fold(names: list[str], nums: list[int]) -> tuple[list[str], int]:
-    """The items of canonical ids sorted by number, and the index where their last run of consecutive
-    numbers starts (appending larger numbers can change only that run's items)."""
-    if not nums:
-        return [], 0
-    # follows[k] is 1 when nums[k + 1] == nums[k] + 1: two 1s in a row start a range of three or more ids,
-    # which runs to the next 0. The searches are bytes.find, so the cost is the sort, not the id count.
-    follows = bytes(map((1).__eq__, map(operator.sub, nums[1:], nums)))
-    items: list[str] = []
-    pos = 0
-    while True:
-        k = follows.find(b"\x01\x01", pos)
-        if k < 0:
-            items.extend(names[pos:])
-            break
-        end = follows.find(b"\x00", k + 2)
-        if end < 0:
-            end = len(follows)
-        items.extend(names[pos:k])
-        items.append(f"{names[k]}..{names[end]}")
-        pos = end + 1
-    return items, follows.rfind(b"\x00") + 1
-
-
-@dataclass(frozen=True)
-class _Column:
-    """One request's encoded facts, kept to encode the next request of the same route incrementally."""
-
-    ids: frozenset[str]
-    names: list[str]
-    nums: list[int]
-    items: list[str]
-    run_start: int
-    text: str
-
-
-class FactColumns:
-    """Encodes the ``facts`` column of successive requests (:func:`encode_facts`' bytes, exactly).
-
-    A route's request usually carries the previous request's facts plus newer ones (a growing history
-    or log): then only the new ids are sorted and only the last run is folded again. Anything else (an
-    id dropped, an older id added, a non-canonical id) is encoded afresh. One previous column is kept per
-    (system, agent, route), for at most :data:`ROUTES` routes: memory is one request's facts per route.
-    """
-
-    ROUTES = 16
-
-    def __init__(self) -> None:
-        self._last: dict[tuple[str, str, str], _Column] = {}
-
-    def encode(self, ids: frozenset[str] | set[str], route: tuple[str, str, str]) -> str:
-        """The encoded column of *ids*, for a request of *route*."""
-        prev = self._last.pop(route, None)
-        col = self._grow(prev, ids) if prev is not None else None
-        if col is None:
-            col = self._fresh(ids)
-            if col is None:
-                return encode_facts(ids)
-        self._last[route] = col
-        if len(self._last) > self.ROUTES:
-            del self._last[next(iter(self._last))]
-        return col.text
-
-    @staticmethod
-    def _fresh(ids: frozenset[str] | set[str]) -> _Column | None:
-        if not ids:
-            return None
-        names, nums = _sorted_by_number(ids)
-        if nums[0] < 0:  # a non-canonical id: not kept
-            return None
-        items, run = _fold(names, nums)
-        return _Column(frozenset(ids), names, nums, items, run, _json(items))
-
-    @staticmethod
-    def _grow(prev: _Column, ids: frozenset[str] | set[str]) -> _Column | None:
-        if len(ids) == len(prev.ids) and prev.ids == ids:
-            return prev
-        if len(ids) <= len(prev.ids) or not prev.ids <= ids:
-            return None
-        new_names, new_nums = _sorted_by_number(ids - prev.ids)
-        if new_nums[0] <= prev.nums[-1]:  # an older (or non-canonical) id came back: not a growth
-            return None
-        names, nums, run = prev.names + new_names, prev.nums + new_nums, prev.run_start
-        tail, tail_run = _fold(names[run:], nums[run:])
-        old_tail = len(prev.names) - run  # the last run's ids: one range item, or one or two ids
-        items = prev.items[: len(prev.items) - (1 if old_tail >= 3 else old_tail)] + tail
-        return _Column(frozenset(ids), names, nums, items, run + tail_run, _json(items))
-
-
-def decode_facts(text: str) -> frozenset[str]:
-    """The fact ids of an encoded ``facts`` column (ranges expanded)."""
-    out: set[str] = set()
-    for item in json.loads(text):
-        lo, sep, hi = item.partition("..")
-        if sep:
-            a, b = int(lo[5:]), int(hi[5:])  # FACT-NNNN..FACT-MMMM, any width
-            out.update(f"FACT-{n:04d}" for n in range(a, b + 1))
-        else:
-            out.add(item)
-    return frozenset(out)
-
-
-_RANGE = re.compile(r'"FACT-(\d+)\.\.FACT-(\d+)"')
-
-
-def facts_include(encoded: str, fact: str) -> bool:
-    """Whether an encoded ``facts`` column holds *fact*: ``fact in decode_facts(encoded)`` without
-    expanding the ranges (a probe check on a request carrying thousands of facts)."""
-    n = _fact_number(fact)
-    if n < 0 or '\\"' in encoded:  # a non-canonical id, or an id with a quote in it: decode
-        return fact in decode_facts(encoded)
-    if f'"{fact}"' in encoded:  # quotes only delimit items here, so this is exactly the item
-        return True
-    return any(int(lo) <= n <= int(hi) for lo, hi in _RANGE.findall(encoded))
+    return tuple(getattr(record, k) for k in record.__dataclass_fields__)
 
 
 #: The one encoder of every detail, meta value and id list (what ``json.dumps(value, ensure_ascii=False,
@@ -263,9 +121,35 @@ class OpRecord:
         return out
 
 
+class _Facts:
+    """The ``facts`` field of :class:`RequestRecord`: read, always the full set's encoded list.
+
+    A record holds either that text (as given to the constructor) or a :class:`~sim.tracefacts.FactSet`
+    (records made by :class:`Trace` or read back by :func:`read_trace`); the text of a set is built only
+    when asked for, so a request with thousands of facts costs its change, not its size.
+    """
+
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> str: ...
+    @overload
+    def __get__(self, obj: object, owner: Any = None) -> str: ...
+    def __get__(self, obj: object | None, owner: Any = None) -> str:
+        if obj is None:
+            return "[]"  # the field's default
+        value = obj.__dict__["facts"]
+        return value if isinstance(value, str) else value.text()
+
+    def __set__(self, obj: object, value: str | FactSet) -> None:
+        obj.__dict__["facts"] = value
+
+
 @dataclass(frozen=True)
 class RequestRecord:
-    """One model request: what reached the model, at what cost, with which facts."""
+    """One model request: what reached the model, at what cost, with which facts.
+
+    ``facts`` is the full set's encoded list (:func:`encode_facts`), whatever the trace file stores;
+    :attr:`fact_ids`, :attr:`fact_set` and :meth:`has_fact` read the set without building that text.
+    """
 
     seq: int
     time: float
@@ -275,18 +159,26 @@ class RequestRecord:
     exact_tokens: int
     estimate: int | None
     messages: int
-    facts: str = "[]"
+    facts: _Facts = _Facts()
     needed: str = "[]"
     detail: str = "{}"
 
     @property
+    def fact_set(self) -> FactSet:
+        """The fact ids present, as intervals (size, membership, overlap without expanding them)."""
+        value = self.__dict__["facts"]
+        return FactSet.parse(value) if isinstance(value, str) else value
+
+    @property
     def fact_ids(self) -> frozenset[str]:
         """The fact ids present in the request."""
-        return decode_facts(self.facts)
+        value = self.__dict__["facts"]
+        return decode_facts(value) if isinstance(value, str) else value.ids()
 
     def has_fact(self, fact: str) -> bool:
-        """Whether *fact* was present in the request (:func:`facts_include`: no decoding of ranges)."""
-        return facts_include(self.facts, fact)
+        """Whether *fact* was present in the request (no expansion of ranges)."""
+        value = self.__dict__["facts"]
+        return facts_include(value, fact) if isinstance(value, str) else fact in value
 
     @property
     def needed_ids(self) -> frozenset[str]:
@@ -320,7 +212,7 @@ class Trace:
         self._seq = 0
         self._pending_ops: list[tuple[Any, ...]] = []
         self._pending_requests: list[tuple[Any, ...]] = []
-        self._facts = FactColumns()
+        self._facts = FactFrames()
         self._db: Any = None
         #: Called as ``progress(records, sim_seconds)`` every :data:`PROGRESS_EVERY` records, if set.
         self.progress: Any = None
@@ -402,10 +294,12 @@ class Trace:
         needed: frozenset[str] | set[str] = frozenset(),
         **detail: Any,
     ) -> RequestRecord:
-        """Record one model request."""
-        self._seq += 1
+        """Record one model request (its facts written as :class:`~sim.tracefacts.FactFrames` says)."""
+        self._seq = seq = self._seq + 1
+        ids = facts if type(facts) is frozenset else frozenset(facts)
+        column, full = self._facts.encode(ids, (system, agent, route), seq)
         row = (
-            self._seq,
+            seq,
             float(self._now()),
             agent,
             system,
@@ -413,12 +307,13 @@ class Trace:
             int(exact_tokens),
             None if estimate is None else int(estimate),
             int(messages),
-            self._facts.encode(facts, (system, agent, route)),
+            column,
             _json(sorted(needed)),
             _json(detail),
         )
-        rec = _new(RequestRecord)
+        rec = _new(RequestRecord)  # filled as its __init__ would, holding the full set (not the column)
         rec.__dict__.update(zip(_REQUEST_FIELDS, row))
+        rec.__dict__["facts"] = full
         if self.keep:
             self.data.requests.append(rec)
         if self._db is not None:
@@ -467,7 +362,8 @@ MAX_META_KEYS, MAX_META_BYTES = 1000, 1 << 20
 
 
 def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) -> dict[str, str]:
-    """The meta table of a trace, after checking it is a complete memsim trace of this schema.
+    """The meta table of a trace, after checking it is a complete memsim trace of a schema this memsim
+    reads (:data:`READABLE_SCHEMAS`).
 
     ``meta``, ``ops`` and ``requests`` must be tables (a view of the same name could compute rows
     forever) with exactly this schema's columns; meta holds at most :data:`MAX_META_KEYS` values of at
@@ -505,10 +401,10 @@ def read_meta(path: str | os.PathLike[str], *, require_complete: bool = True) ->
                 f"{path}: meta {str(key)[:40]!r} is {size:,} bytes; the limit is {MAX_META_BYTES:,}"
             )
     meta = {str(k): str(v) for k, v, _ in rows}
-    if meta.get("schema_version") != SCHEMA_VERSION:
+    if meta.get("schema_version") not in READABLE_SCHEMAS:
         raise TraceError(
-            f"{path} has trace schema {meta.get('schema_version', '(none)')!r}; this memsim reads schema "
-            f"{SCHEMA_VERSION!r}"
+            f"{path} has trace schema {meta.get('schema_version', '(none)')!r}; this memsim reads schemas "
+            f"{' and '.join(map(repr, READABLE_SCHEMAS))}"
         )
     if require_complete and meta.get("complete") != "1":
         raise TraceError(f"{path} is an incomplete trace (the run that wrote it did not finish)")
@@ -523,7 +419,10 @@ def connect_readonly(path: Path) -> sqlite3.Connection:
 
 
 def read_trace(path: str | os.PathLike[str], *, require_complete: bool = True) -> TraceData:
-    """Read a complete trace database back into frozen records (:class:`TraceError` otherwise)."""
+    """Read a complete trace database back into frozen records (:class:`TraceError` otherwise).
+
+    Every record is held in memory, each request with its full fact set; :func:`iter_requests` streams
+    the requests of a big trace instead."""
     meta = read_meta(path, require_complete=require_complete)
     conn = connect_readonly(Path(path))
     try:
@@ -531,12 +430,42 @@ def read_trace(path: str | os.PathLike[str], *, require_complete: bool = True) -
         data.ops = [
             OpRecord(*r) for r in conn.execute(f"SELECT {', '.join(_COLUMNS['ops'])} FROM ops ORDER BY seq")
         ]
-        data.requests = [
-            RequestRecord(*r)
-            for r in conn.execute(f"SELECT {', '.join(_COLUMNS['requests'])} FROM requests ORDER BY seq")
-        ]
+        data.requests = list(_requests(conn, path, meta))
     except (sqlite3.DatabaseError, TypeError) as exc:
         raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
     finally:
         conn.close()
     return data
+
+
+def iter_requests(
+    path: str | os.PathLike[str], *, require_complete: bool = True
+) -> Generator[RequestRecord, None, None]:
+    """The requests of a trace in ``seq`` order, each with its full fact set, streamed: memory holds one
+    row and the last fact set of each stream (:func:`read_meta` checks the file first)."""
+    meta = read_meta(path, require_complete=require_complete)
+    conn = connect_readonly(Path(path))
+    try:
+        yield from _requests(conn, path, meta)
+    except sqlite3.DatabaseError as exc:
+        raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
+    finally:
+        conn.close()
+
+
+def _requests(
+    conn: sqlite3.Connection, path: str | os.PathLike[str], meta: dict[str, str]
+) -> Iterator[RequestRecord]:
+    """The request rows of *conn* as records, the facts column's deltas resolved in order."""
+    reader = FactFrameReader(deltas=meta.get("schema_version") != "2")
+    at = _REQUEST_FIELDS.index("facts")
+    rows = conn.execute(f"SELECT {', '.join(_COLUMNS['requests'])} FROM requests ORDER BY seq")
+    for row in rows:
+        try:
+            full = reader.resolve(row[0], (row[3], row[2], row[4]), row[at])
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
+        rec = _new(RequestRecord)
+        rec.__dict__.update(zip(_REQUEST_FIELDS, row))
+        rec.__dict__["facts"] = full
+        yield rec

@@ -1,21 +1,19 @@
-"""The core at scale: fact ids of any width, byte-bounded text caches, and the trace's fact-set encoding.
+"""The core at scale: fact ids of any width, byte-bounded text caches, and a streamed run's memory.
 
 Long runs number more than 9,999 facts, keep megabyte prompts in flight and record requests carrying
 thousands of fact ids; these tests pin what must not change when they do: every id is seen, every count
-is the uncached count, a cache never holds more than its byte budget, and the ``facts`` column is the
-same bytes as the plain encoding it replaced.
+is the uncached count, a cache never holds more than its byte budget, and a streamed trace holds nothing
+per record. The trace's ``facts`` column (the full encoding of a fact set and its key frames and deltas)
+is tested in ``tests/test_trace_facts.py``.
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import random
-import re
 import tracemalloc
 
-import pytest
-from hypothesis import example, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sim.bench.metrics import Metrics
@@ -29,7 +27,7 @@ from sim.tokens import (
     count_tokens_uncached,
     text_cache,
 )
-from sim.trace import decode_facts, encode_facts, facts_include
+from sim.trace import decode_facts, encode_facts
 from sim.workload import Drawn, drive, make_workload
 
 
@@ -178,97 +176,6 @@ def test_counts_and_facts_through_a_tiny_cache_equal_uncached_ones(texts: list[s
         assert tiny_facts(t) == extract_facts(t)
 
 
-# -- the facts column: the same bytes as the plain encoding it replaced ------------------------------
-_NUM = re.compile(r"FACT-(\d{4,})")
-
-
-def reference_encode_facts(ids: set[str] | frozenset[str]) -> str:
-    """The encoding as first written (a regex per id, a walk per run): the specification of the bytes."""
-    nums: list[int] = []
-    other: list[str] = []
-    for f in ids:
-        m = _NUM.fullmatch(f)
-        if m and f == f"FACT-{int(m.group(1)):04d}":
-            nums.append(int(m.group(1)))
-        else:
-            other.append(f)
-    items: list[str] = []
-    nums.sort()
-    i = 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        if j - i >= 2:
-            items.append(f"FACT-{nums[i]:04d}..FACT-{nums[j]:04d}")
-        else:
-            items.extend(f"FACT-{n:04d}" for n in nums[i : j + 1])
-        i = j + 1
-    return json.dumps(items + sorted(other), ensure_ascii=False, sort_keys=True, default=str)
-
-
-ODD_IDS = [
-    "FACT-00017",
-    "FACT-017",
-    "FACT-",
-    "FACT-١٢٣٤",
-    "FACT-12345x",
-    "X-1",
-    'FACT-"0001',
-    "a\\",
-    "FACT-0001..FACT-0003",
-]
-fact_sets = st.builds(
-    lambda base, offsets, odd: {f"FACT-{base + k:04d}" for k in offsets} | odd,
-    st.sampled_from([0, 1, 9_990, 99_995, 10**8]),
-    st.sets(st.integers(0, 80), max_size=60),
-    st.sets(st.sampled_from(ODD_IDS), max_size=3),
-)
-
-
-@given(fact_sets)
-@example({"FACT-9998", "FACT-9999", "FACT-10000", "FACT-10001"})
-@example(set())
-def test_fact_encoding_is_byte_identical_to_the_reference(ids: set[str]) -> None:
-    """The numbered, byte-searched encoding writes exactly the reference bytes, for ids of any width,
-    runs of any length and ids that are not canonical."""
-    assert encode_facts(ids) == reference_encode_facts(ids)
-    assert encode_facts(frozenset(ids)) == reference_encode_facts(ids)
-
-
-@given(fact_sets, st.lists(st.integers(0, 10**8 + 100), max_size=5), st.sampled_from(ODD_IDS))
-def test_facts_include_agrees_with_decoding(ids: set[str], probes: list[int], odd: str) -> None:
-    """``facts_include`` answers exactly ``fact in decode_facts(column)``, inside ranges and out."""
-    if any(".." in f for f in ids):  # such an id decodes as a range: not a column the trace writes
-        ids = {f for f in ids if ".." not in f}
-    column = encode_facts(ids)
-    decoded = decode_facts(column)
-
-    for f in [*ids, *(fact_id(n) for n in probes), odd]:
-        assert facts_include(column, f) == (f in decoded)
-
-
-def test_a_request_with_thousands_of_facts_encodes_in_ranges() -> None:
-    """A long folded log with a gap every seventh fact: one item per run of six, across the 10,000 mark."""
-    ids = {fact_id(n) for n in range(1, 30_001) if n % 7 != 3}
-    column = encode_facts(ids)
-
-    assert column == reference_encode_facts(ids)
-    assert column.startswith('["FACT-0001", "FACT-0002", "FACT-0004..FACT-0009", "FACT-0011..FACT-0016"')
-    assert '"FACT-9993..FACT-9998", "FACT-10000..FACT-10005"' in column
-    assert column.endswith('"FACT-29992..FACT-29997", "FACT-29999", "FACT-30000"]')
-    assert len(json.loads(column)) == 2 + (29_992 - 4) // 7 + 1 + 2
-    assert decode_facts(column) == ids
-
-
-@pytest.mark.parametrize("n", [0, 1, 2, 3])
-def test_short_runs_stay_ids(n: int) -> None:
-    """Runs of one or two ids are written as ids, three or more as a range."""
-    ids = {fact_id(10_000 + k) for k in range(n)}
-
-    assert encode_facts(ids) == reference_encode_facts(ids)
-
-
 def test_a_streamed_run_holds_nothing_per_record(tmp_path) -> None:
     """With the trace streamed (``keep_trace=False``), 12,000 more ops and requests leave the core's memory
     where it was: nothing is kept per record (the pending batch is flushed before each look)."""
@@ -294,58 +201,3 @@ def test_a_streamed_run_holds_nothing_per_record(tmp_path) -> None:
     assert sim.trace.records == 14_000
     assert sim.trace.data.ops == [] and sim.trace.data.requests == []
     assert after - before < 16_384
-
-
-@st.composite
-def request_histories(draw: st.DrawFn) -> list[set[str]]:
-    """Successive fact sets of one route: mostly growing at the top (a log), sometimes not."""
-    ids: set[int] = set(draw(st.sets(st.integers(0, 40), max_size=20)))
-    out: list[set[str]] = []
-    for _ in range(draw(st.integers(1, 12))):
-        move = draw(st.sampled_from(["grow", "grow", "grow", "same", "drop", "old", "odd"]))
-        top = max(ids, default=0)
-        if move == "grow":
-            ids |= {top + draw(st.integers(1, 3)) + k for k in range(draw(st.integers(1, 4)))}
-        elif move == "drop" and ids:
-            ids.discard(draw(st.sampled_from(sorted(ids))))
-        elif move == "old":
-            ids.add(draw(st.integers(0, top + 1)))
-        facts = {fact_id(9_990 + n) for n in ids}
-        if move == "odd":
-            facts.add(draw(st.sampled_from(ODD_IDS)))
-        out.append(facts)
-    return out
-
-
-@given(st.lists(request_histories(), min_size=1, max_size=3))
-def test_incremental_fact_columns_are_the_reference_bytes(routes: list[list[set[str]]]) -> None:
-    """Encoding each route's requests incrementally (interleaved routes, growth, drops, old and odd ids)
-    gives, request by request, exactly the reference encoding."""
-    from sim.trace import FactColumns
-
-    columns = FactColumns()
-    order = [r for r, history in enumerate(routes) for _ in history]
-    random.Random(len(order)).shuffle(order)  # interleave the routes; each keeps its own order
-    histories = [iter(h) for h in routes]
-
-    for r in order:
-        ids = next(histories[r])
-        assert columns.encode(frozenset(ids), ("s", "a", f"route{r}")) == reference_encode_facts(ids)
-
-
-def test_a_growing_log_is_encoded_incrementally() -> None:
-    """A log that gains two facts a step (every third dropped, across the 10,000 mark) reuses the previous
-    column: the same bytes as the reference at every step, with only the new ids sorted."""
-    from sim.trace import FactColumns
-
-    columns = FactColumns()
-    ids: set[str] = set()
-    grown = 0
-    for step in range(600):
-        ids |= {fact_id(9_000 + 3 * step + k) for k in (0, 1)}
-        prev = columns._last.get(("s", "a", "log"))
-        column = columns.encode(frozenset(ids), ("s", "a", "log"))
-        grown += prev is not None and columns._grow(prev, frozenset(ids)) is not None
-
-        assert column == reference_encode_facts(ids)
-    assert grown == 599

@@ -1,6 +1,6 @@
 """A run's trace, read once and reduced to what its report page shows, in memory bounded by the caps.
 
-:func:`read_run` checks the file (:func:`sim.trace.read_meta`: a complete trace of this schema), asks
+:func:`read_run` checks the file (:func:`sim.trace.read_meta`: a complete trace of a schema it reads), asks
 SQLite for the small aggregates (agents, operation names, the time span), then streams the ``ops`` and
 ``requests`` tables once, in ``seq`` order. Per request it keeps a few numbers (tokens, the parts' kinds,
 how many facts, how many left since the agent's previous request); per operation only counts, except the
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.report.facts import EMPTY, FactSet, numbered
-from sim.trace import read_meta
+from sim.trace import iter_requests, read_meta
 
 #: Operations listed one by one: all of them up to this many, else only the notable ones.
 MAX_LISTED_OPS = 400
@@ -208,12 +208,12 @@ def read_run(path: Path) -> RunView:
     meta = read_meta(path)
     conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
     try:
-        return _reduce(conn, display_name(Path(path)), meta)
+        return _reduce(conn, Path(path), meta)
     finally:
         conn.close()
 
 
-def _reduce(conn: sqlite3.Connection, path: str, meta: dict[str, str]) -> RunView:
+def _reduce(conn: sqlite3.Connection, source: Path, meta: dict[str, str]) -> RunView:
     first: dict[str, int] = {}
     agent_ops: dict[str, int] = {}
     for agent, n, s in conn.execute(f"SELECT {_AGENT}, count(*), min(seq) FROM ops GROUP BY 1"):
@@ -239,7 +239,7 @@ def _reduce(conn: sqlite3.Connection, path: str, meta: dict[str, str]) -> RunVie
     except ValueError:
         pass
     view = RunView(
-        path=path,
+        path=display_name(source),
         meta=meta,
         systems=systems,
         markers=_markers(systems),
@@ -260,7 +260,7 @@ def _reduce(conn: sqlite3.Connection, path: str, meta: dict[str, str]) -> RunVie
             del view.tracked[MAX_TRACKED:]
             break
     small = op_total + request_total <= LANE_POINTS
-    _read_requests(conn, view, small)
+    _read_requests(source, view, small)
     _read_ops(conn, view, small)
     if small:
         view.lane_points.sort(key=lambda p: p[1])
@@ -283,19 +283,20 @@ def _lane_count(view: RunView, agent: str, t: float, seq: int, what: str) -> Non
     bins[lane_bin(view, t, seq)][what] += 1
 
 
-def _read_requests(conn: sqlite3.Connection, view: RunView, small: bool) -> None:
+def _read_requests(source: Path, view: RunView, small: bool) -> None:
+    """Every request, streamed with its fact set resolved (:func:`sim.trace.iter_requests`)."""
     previous: dict[tuple[str, str], FactSet] = {}
     drops: list[Drop] = []
     bits = {f: 1 << i for i, f in enumerate(view.tracked)}
     nums, named = numbered(bits)
-    for seq, t, agent, route, exact, est, facts_text, needed_text, detail_text in conn.execute(
-        f"SELECT seq, time, {_AGENT}, route, exact_tokens, estimate, facts, needed, detail FROM requests"
-        " ORDER BY seq"
-    ):
-        facts = FactSet.parse(facts_text)
+    for rec in iter_requests(source):
+        seq, t, route, exact, est = rec.seq, rec.time, rec.route, rec.exact_tokens, rec.estimate
+        agent = rec.agent or NO_AGENT
+        needed_text, detail_text = rec.needed, rec.detail
+        facts = rec.fact_set
         key = (agent, route)
         prev = previous.get(key, EMPTY)
-        dropped = len(prev) - prev.overlap(facts)
+        dropped = prev.minus_size(facts)
         previous[key] = facts
         try:
             detail = json.loads(detail_text)
@@ -311,7 +312,7 @@ def _read_requests(conn: sqlite3.Connection, view: RunView, small: bool) -> None
         req.lines = own or view.params_lines
         req.own_lines = bool(own)
         needed = json.loads(needed_text) if needed_text not in ("[]", "") else []
-        if bits and (facts.lo or facts.other):
+        if bits and facts:
             req.present = facts.mask(nums, named)
         if needed:
             req.wanted = sum(bits.get(f, 0) for f in set(needed))
