@@ -140,6 +140,8 @@ class ReactAgent:
         self.provider_tokenizer, self.record_every, self.route = provider_tokenizer, record_every, route
         self.history = History()
         self.system_prompt: str | None = None
+        self._sys_key: tuple[str | None, str] | None = None
+        self._sys: tuple[dict[str, Any] | None, int] = (None, 0)
         self.last_prompt_tokens = 0
         self.compaction_pending = False
         self.pre_assistant: list[dict[str, Any]] = []
@@ -304,10 +306,18 @@ class ReactAgent:
         return True
 
     # -- request assembly ----------------------------------------------------------------------------
-    def _system_message(self) -> dict[str, Any] | None:
-        if self.system_prompt and "claude" not in self.config.model_name.lower():
-            return {"role": "system", "content": self.system_prompt}
-        return None
+    def _system_message(self) -> tuple[dict[str, Any] | None, int]:
+        """The request's system message (none for a Claude model, which gets the prompt another way) and
+        its estimate, made once per prompt (the message is never mutated)."""
+        key = (self.system_prompt, self.config.model_name)
+        if self._sys_key != key:
+            self._sys_key = key
+            if self.system_prompt and "claude" not in self.config.model_name.lower():
+                msg = {"role": "system", "content": self.system_prompt}
+                self._sys = (msg, message_token_estimate(msg))
+            else:
+                self._sys = (None, 0)
+        return self._sys
 
     def build_request(self) -> tuple[list[dict[str, Any]], Parts, int]:
         """The hop's request: system message plus ``trim(history, B)``, sanitized (RT-RTE-react-loop).
@@ -315,9 +325,9 @@ class ReactAgent:
         provider parts (system prompt, tool schemas, one text per message; built on first use) and the
         design's estimate. The faithful trim is a bisection and a slice of the sanitized history; the span
         it keeps is left in ``_span`` for the counted request record (None for the fixed variants' trims)."""
-        h, sysmsg = self.history, self._system_message()
+        h = self.history
+        sysmsg, est = self._system_message()
         head = [self.system_prompt, self.tools_json] if self.system_prompt else [self.tools_json]
-        est = message_token_estimate(sysmsg) if sysmsg else 0
         self._span = None
         if self.variant.has(EMPTY_REQUEST):  # off switch: nothing of the history is shown
             body: list[dict[str, Any]] = []
