@@ -74,14 +74,20 @@ _facts_uncached = extract_facts.__wrapped__
 
 
 class Parts(Sequence[str]):
-    """A request's provider texts: the head (system prompt, tool schemas) and one text per message of
-    *body*, built on first use (a hop that nobody reads the texts of builds none)."""
+    """A request's provider texts: the head (system prompt, tool schemas) and one text per message of the
+    request *msgs* after its first *skip* (the system message, whose text is the head's prompt), built on
+    first use (a hop that nobody reads the texts of builds none)."""
 
-    __slots__ = ("_items", "body", "head")
+    __slots__ = ("_items", "_msgs", "_skip", "head")
 
-    def __init__(self, head: list[str], body: list[dict[str, Any]]) -> None:
-        self.head, self.body = head, body
+    def __init__(self, head: list[str], msgs: list[dict[str, Any]], skip: int = 0) -> None:
+        self.head, self._msgs, self._skip = head, msgs, skip
         self._items: list[str] | None = None
+
+    @property
+    def body(self) -> list[dict[str, Any]]:
+        """The request's messages after the system message."""
+        return self._msgs[self._skip :]
 
     def _all(self) -> list[str]:
         if self._items is None:
@@ -89,7 +95,7 @@ class Parts(Sequence[str]):
         return self._items
 
     def __len__(self) -> int:
-        return len(self.head) + len(self.body)
+        return len(self.head) + len(self._msgs) - self._skip
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -352,8 +358,10 @@ class ReactAgent:
                 ]
             else:
                 self._span = (start, len(h))
-        msgs = [sysmsg, *body] if sysmsg else body
-        return msgs, Parts(head, body), est
+        if sysmsg is None:
+            return body, Parts(head, body), est
+        body.insert(0, sysmsg)  # body is this request's own list (a slice or a new list)
+        return body, Parts(head, body, 1), est
 
     def act_context(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """``_act_context`` (react 537-558; MEM-CLM-telemetry-limits; Corrections 4, 6): ``tokens`` is the

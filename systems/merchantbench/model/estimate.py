@@ -11,37 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sim.tokens import register_estimator
-
-
-_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
-
-
-def _sorted_encoder(ascii_only: bool) -> Callable[[Any], str]:
-    """``json.dumps(value, ensure_ascii=ascii_only, sort_keys=True)`` without building an encoder per call
-    (the C encoder made once; the standard library's where it is missing)."""
-    if _C_ENCODER is None:
-        return lambda v: json.dumps(v, ensure_ascii=ascii_only, sort_keys=True)
-    strings = json.encoder.encode_basestring_ascii if ascii_only else json.encoder.encode_basestring  # type: ignore[attr-defined]
-    enc = _C_ENCODER({}, json.JSONEncoder().default, strings, None, ": ", ", ", True, False, True)
-
-    def dumps(value: Any) -> str:
-        if enc.markers:  # an earlier call raised mid-way: start from a clean circular-reference check
-            enc.markers.clear()
-        return "".join(enc(value, 0))
-
-    return dumps
-
-
-_DUMPS_ASCII = _sorted_encoder(True)
-_DUMPS = _sorted_encoder(False)
-
-
-def sorted_json(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, sort_keys=True)``. The ASCII-only encoder is about three
-    times faster; its text is the same unless it wrote a ``\\u`` escape (a non-ASCII, DEL or rare control
-    character, or a false alarm on an escaped backslash before ``u``), and then the text is redone."""
-    s = _DUMPS_ASCII(value)
-    return _DUMPS(value) if "\\u" in s else s
+from systems.merchantbench.model.jsontext import sorted_json
 
 
 def estimate_tokens(value: Any) -> int:

@@ -92,13 +92,78 @@ def indent_json(value: Any, level: int = 0) -> str:
     return _stdlib(value, level)
 
 
-def _items(cache: list[str], values: list[Any]) -> str:
+_TURN_KEYS = (
+    "turn_idx",
+    "agent_id",
+    "token_usage",
+    "tool_origins",
+    "message_origins",
+    "tool_call_origins",
+    "tool_result_origins",
+    "received_at_wall_ms",
+)
+_TURN_PARTS = [",\n      " + _str(k) + ": " for k in _TURN_KEYS]
+
+
+def _count_map(value: Any) -> str | None:
+    """A turn's origin counts (``{}`` or one string key with an int) at level 3, else None."""
+    if type(value) is not dict:
+        return None
+    if not value:
+        return "{}"
+    if len(value) == 1:
+        ((k, v),) = value.items()
+        if type(k) is str and type(v) is int:
+            return "{\n        " + _str(k) + ": " + int.__repr__(v) + "\n      }"
+    return None
+
+
+def turn_json(turn: Any) -> str:
+    """``indent_json(turn, 2)`` for a turn record of the step trace, faster for the shape the env server
+    records (:data:`_TURN_KEYS` in order, then an optional flat ``context``): every other shape is
+    encoded generically."""
+    if type(turn) is not dict or tuple(turn)[:8] != _TURN_KEYS or len(turn) > 9:
+        return indent_json(turn, 2)
+    idx, agent, usage, received = turn["turn_idx"], turn["agent_id"], turn["token_usage"], turn[_TURN_KEYS[7]]
+    maps = [_count_map(turn[k]) for k in _TURN_KEYS[3:7]]
+    if type(idx) is not int or type(received) is not int or type(usage) is not dict or usage or None in maps:
+        return indent_json(turn, 2)
+    p = _TURN_PARTS
+    out: list[Any] = [
+        '{\n      "turn_idx": ',
+        int.__repr__(idx),
+        p[1],
+        indent_json(agent, 3),
+        p[2],
+        "{}",
+        p[3],
+        maps[0],
+        p[4],
+        maps[1],
+        p[5],
+        maps[2],
+        p[6],
+        maps[3],
+        p[7],
+        int.__repr__(received),
+    ]
+    if len(turn) == 9:
+        key = next(reversed(turn.keys()))
+        if type(key) is not str:
+            return indent_json(turn, 2)
+        out += [",\n      ", _str(key), ": ", indent_json(turn[key], 3)]
+    out.append("\n    }")
+    return "".join(out)
+
+
+def _items(cache: list[str], values: list[Any], encode: Callable[[Any], str] | None = None) -> str:
     """The body of a step list at level 1 (``"[]"`` when empty): the items not yet in *cache* are encoded
-    and added to it, so each item is encoded once per step however often the step is written."""
+    (by *encode*, default :func:`indent_json` at level 2) and added to it, so each item is encoded once
+    per step however often the step is written."""
     if not values:
         return "[]"
     for v in values[len(cache) :]:
-        cache.append("    " + indent_json(v, 2))
+        cache.append("    " + (indent_json(v, 2) if encode is None else encode(v)))
     return "[\n" + ",\n".join(cache) + "\n  ]"
 
 
@@ -169,7 +234,7 @@ class StepTraces(RunState):
             f'  "hook_open_wall_ms": {self._hook_open_wall_ms},\n  "hook_close_wall_ms": {close_ms},\n'
             f'  "messages": {_items(cache["messages"], self._step_messages)},\n'
             f'  "message_agents": {_items(cache["message_agents"], self._step_agents)},\n'
-            f'  "turns": {_items(cache["turns"], self._step_turns)}\n}}'
+            f'  "turns": {_items(cache["turns"], self._step_turns, turn_json)}\n}}'
         )
 
     def _write_step(self, close_ms: int, op: str) -> int | None:
