@@ -566,7 +566,7 @@ class ReactAgent:
         are acknowledged. Raises :class:`HttpError` or :class:`ServerUnavailable`."""
         calls = message.get("tool_calls") or []
         payload = [*self.pre_assistant, message]
-        turn = self.env.turns[self.agent_id]
+        turn = self.env.turns.get(self.agent_id, 0)
         try:
             res = self.env.act(self.agent_id, payload, step=t, context=context)
             if (t, turn) in self.schedule.resend:  # the response was lost: the same request again

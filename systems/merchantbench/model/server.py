@@ -126,6 +126,7 @@ class MerchantEnv(MemoryTools, StepTraces):
         self._step_json: dict[str, list[str]] = {}
         self._step_agents: list[str | None] = []
         self._step_turns: list[dict[str, Any]] = []
+        self.server_clock = sim.clock("server")
         self._hook_open_wall_ms = self._server_ms()
 
     # -- the tool surface -----------------------------------------------------------------------------
@@ -270,7 +271,7 @@ class MerchantEnv(MemoryTools, StepTraces):
         calls and client-supplied tool messages (the ReAct baseline sends neither), the runtime event
         logged for a failed act, ``token_usage`` accounting.
         """
-        t, n = self.t, self.turns[agent_id]
+        t, n = self.t, self.turns.get(agent_id, 0)
         if self.schedule.outage:
             outage = self.schedule.outage_at(t, n)
             if outage and (t, n) not in self._outages_done:

@@ -76,12 +76,26 @@ def indent_json(value: Any, level: int = 0) -> str:
                 s = "".join(_FLAT_UNICODE[level](value, 0))
             return s[0] + _OPEN[level] + s[1:-1] + _CLOSE[level] + s[-1]
         inner = level + 1
+        body = []
         if t is dict:
-            if not all(type(k) is str for k in value):
-                return _stdlib(value, level)
-            body = [_str(k) + ": " + indent_json(v, inner) for k, v in value.items()]
+            for k, v in value.items():
+                if type(k) is not str:
+                    return _stdlib(value, level)
+                e = _STR_ASCII(k)
+                if "\\u" in e:
+                    e = _STR_UNICODE(k)
+                if type(v) is str:
+                    s = _STR_ASCII(v)
+                    body.append(e + ": " + (_STR_UNICODE(v) if "\\u" in s else s))
+                else:
+                    body.append(e + ": " + indent_json(v, inner))
             return "{" + _OPEN[level] + ("," + _OPEN[level]).join(body) + _CLOSE[level] + "}"
-        body = [indent_json(v, inner) for v in value]
+        for v in value:
+            if type(v) is str:
+                s = _STR_ASCII(v)
+                body.append(_STR_UNICODE(v) if "\\u" in s else s)
+            else:
+                body.append(indent_json(v, inner))
         return "[" + _OPEN[level] + ("," + _OPEN[level]).join(body) + _CLOSE[level] + "]"
     if t is int:
         return int.__repr__(value)
@@ -248,7 +262,7 @@ class StepTraces(RunState):
             path,
             data,
             tmp_suffix=suffix,
-            clock=self.sim.clock("server").seconds,
+            clock=self.server_clock.seconds,
             between=lambda: faults.point(fp.STEP_TRACE_BEFORE_REPLACE),
         )
         self.sim.trace.op(SYSTEM, op, agent="server", t=self.t, bytes=len(data))
