@@ -70,6 +70,11 @@ _DRIVE = re.compile(r"[A-Za-z]:[/\\]")
 _OPEN_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
+#: Paths already normalized, to their canonical form (a pure function of the string; cleared when full).
+_NORMALIZED: dict[str, str] = {}
+_NORMALIZED_CAP = 4096
+
+
 def normalize(path: str) -> str:
     """The canonical relative form of *path*; raises :class:`PathEscape` for absolute or escaping paths.
 
@@ -77,6 +82,18 @@ def normalize(path: str) -> str:
     prefix such as ``C:/`` or ``C:\\``, an absolute path on Windows, is refused). A backslash is read
     as a separator. A name longer than :data:`NAME_MAX` bytes raises :class:`NameTooLong`, as the OS does.
     """
+    if type(path) is not str:
+        return _normalize(path)
+    norm = _NORMALIZED.get(path)
+    if norm is None:
+        norm = _normalize(path)  # a refused path raises and is not remembered
+        if len(_NORMALIZED) >= _NORMALIZED_CAP:
+            _NORMALIZED.clear()
+        _NORMALIZED[path] = norm
+    return norm
+
+
+def _normalize(path: str) -> str:
     if not isinstance(path, str) or path == "":
         raise PathEscape(f"invalid path {path!r}")
     if "\x00" in path:
@@ -344,16 +361,37 @@ class MemoryTree(FileTree):
         self._files: dict[str, bytearray] = {}
         self._mtimes: dict[str, float] = {}
         self._dirs: dict[str, int] = {}  # directory -> number of files under it
+        self._chains: dict[str, tuple[str, ...]] = {}  # parent directory -> its ancestors and itself
+
+    def _ancestors(self, path: str) -> tuple[str, ...]:
+        """The directories above *path*, outermost first (``("a", "a/b")`` for ``a/b/c``), kept per parent
+        directory (cleared when full)."""
+        parent = path.rpartition("/")[0]
+        chain = self._chains.get(parent)
+        if chain is None:
+            parts = path.split("/")
+            chain = tuple("/".join(parts[:i]) for i in range(1, len(parts)))
+            if len(self._chains) >= _NORMALIZED_CAP:
+                self._chains.clear()
+            self._chains[parent] = chain
+        return chain
+
+    def _check_file_path(self, p: str) -> None:
+        files = self._files
+        for d in self._ancestors(p):
+            if d in files:
+                raise PathConflict(f"{d!r} is a file, so {p!r} cannot be created")
+        if p in self._dirs:
+            raise PathConflict(f"{p!r} is a directory")
 
     def _add_dirs(self, path: str, delta: int) -> None:
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            d = "/".join(parts[:i])
-            n = self._dirs.get(d, 0) + delta
+        dirs = self._dirs
+        for d in self._ancestors(path):
+            n = dirs.get(d, 0) + delta
             if n:
-                self._dirs[d] = n
+                dirs[d] = n
             else:
-                del self._dirs[d]
+                del dirs[d]
 
     def _is_dir(self, path: str) -> bool:
         return path in self._dirs

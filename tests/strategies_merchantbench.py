@@ -95,3 +95,46 @@ FAULT_SCHEDULES = st.builds(
     ).map(tuple),
     no_usage=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=3).map(tuple),
 )
+
+# -- JSON values for the encoders (tests/test_merchantbench_jsontext.py) ------------------------------------
+#: Characters over every path of the ASCII-first string encoder: short escapes, DEL, rare control
+#: characters, non-ASCII and astral characters, and a backslash before "u" (the false alarm that sends a
+#: text back to the other encoder).
+_JSON_CHARS = list('ab u"\\/\n\t\r\b\f\x7f\x00\x01\x1fé€😀')
+#: Text as a step file can hold it (UTF-8 encodable), or any text.
+UTF8_TEXT = st.text(st.sampled_from(_JSON_CHARS), max_size=8) | st.text(max_size=6)
+#: The same with a lone surrogate too (json.dumps writes it; UTF-8 cannot encode it).
+JSON_TEXT = st.text(st.sampled_from([*_JSON_CHARS, "\ud800"]), max_size=8) | st.text(max_size=6)
+#: The non-string keys json.dumps converts (int, float, bool, None).
+JSON_OTHER_KEYS = st.integers() | st.booleans() | st.none() | st.floats()
+
+
+def json_scalars(text: st.SearchStrategy[str]) -> st.SearchStrategy[Any]:
+    """Every scalar the encoders meet: floats with NaN, infinities and -0.0, integers of any size, *text*."""
+    return st.none() | st.booleans() | st.integers() | st.integers(-(2**80), 2**80) | st.floats() | text
+
+
+def json_values(text: st.SearchStrategy[str], *, other_keys: bool) -> st.SearchStrategy[Any]:
+    """Nested JSON values: lists, tuples, empty containers, dicts with *text* keys and, with *other_keys*,
+    dicts with the other keys json.dumps accepts (unsortable together: not for ``sort_keys``)."""
+
+    def containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        out = (
+            st.lists(inner, max_size=4)
+            | st.tuples(inner, inner)
+            | st.just([])
+            | st.just({})
+            | st.dictionaries(text, inner, max_size=4)
+        )
+        return out | st.dictionaries(JSON_OTHER_KEYS, inner, max_size=3) if other_keys else out
+
+    return st.recursive(json_scalars(text), containers, max_leaves=25)
+
+
+JSON_SCALARS = json_scalars(JSON_TEXT)
+#: Any JSON value json.dumps takes.
+JSON_VALUES = json_values(JSON_TEXT, other_keys=True)
+#: JSON values whose dict keys are all strings (sortable: for ``sort_keys=True``).
+JSON_DOCS = json_values(JSON_TEXT, other_keys=False)
+#: JSON values with string keys that UTF-8 can encode (what a step file can hold).
+UTF8_DOCS = json_values(UTF8_TEXT, other_keys=False)

@@ -8,8 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from sim.engine import Simulation
 from sim.faults import Crash, FaultPlan, WriteFailed
@@ -20,7 +18,6 @@ from systems.merchantbench.model import (
     EOS_CALL,
     MEMORY_DOC_MAX_BYTES,
     TOOL_SCHEMAS,
-    indent_json,
     parse_history_entries,
     read_memory_doc,
     write_memory_doc,
@@ -663,18 +660,3 @@ def test_hermes_reader_sqlite_error_is_empty(tmp_path: Path) -> None:
     assert read_hermes_trace(tmp_path / "missing.db", "r1")["steps"] == {}
     assert read_hermes_trace(tmp_path / "bad.db", "r1")["steps"] == {}
     assert not (tmp_path / "missing.db").exists()
-
-
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-    max_leaves=15,
-)
-
-
-@given(JSON_VALUES, st.integers(0, 3))
-def test_indent_json_equals_the_standard_encoder(value, level: int) -> None:
-    """The step-trace encoder writes exactly json.dumps(value, indent=2, ensure_ascii=False)."""
-    expected = json.dumps(value, indent=2, ensure_ascii=False)
-
-    assert indent_json(value, level) == expected.replace("\n", "\n" + "  " * level)

@@ -3,7 +3,7 @@
 import json
 
 from hypothesis import given, settings
-from strategies_merchantbench import AGENT_IDS, BUDGETS, HISTORIES
+from strategies_merchantbench import AGENT_IDS, BUDGETS, HISTORIES, JSON_DOCS, JSON_TEXT
 
 from sim.tokens import estimator
 from systems.merchantbench import (
@@ -74,6 +74,15 @@ def test_estimate_tokens_examples() -> None:
     assert estimate_tokens("价格") == 1  # (0 + 2*2) // 4
     assert estimate_tokens("价格库存") == 2
     assert estimate_tokens({"b": 1, "a": "é"}) == len('{"a": "é", "b": 1}') // 4 + 0
+
+
+@given(JSON_TEXT | JSON_DOCS)
+def test_estimate_tokens_is_upstreams_formula(value) -> None:
+    """estimate_tokens is upstream's: sorted json.dumps (non-ASCII kept), then (n + non-ASCII) // 4."""
+    s = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    expected = 0 if value is None else max(1, (len(s) + sum(1 for ch in s if not ch.isascii())) // 4)
+
+    assert estimate_tokens(value) == expected
 
 
 def test_message_cost_example() -> None:

@@ -48,13 +48,14 @@ def visible_fact_tokens(messages: list[dict[str, Any]]) -> list[str]:
 
 
 def _step_tail(
-    messages: list[dict[str, Any]],
+    messages: list[dict[str, Any]], lo: int = 0
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]]:
-    """(last user message, last non-maintenance user message, messages after the last user message)."""
+    """Over ``messages[lo:]``: (last user message, last non-maintenance user message, messages after the
+    last user message)."""
     last_user = None
     last_obs = None
     idx = -1
-    for i in range(len(messages) - 1, -1, -1):
+    for i in range(len(messages) - 1, lo - 1, -1):
         m = messages[i]
         if m.get("role") == "user":
             if last_user is None:
@@ -62,7 +63,7 @@ def _step_tail(
             if not is_maintenance(m):
                 last_obs = m
                 break
-    tail = messages[idx + 1 :] if idx >= 0 else list(messages)
+    tail = messages[idx + 1 :] if idx >= 0 else messages[lo:]
     return last_user, last_obs, tail
 
 
@@ -113,13 +114,13 @@ class SavePolicy:
     def respond(self, agent: Any, messages: list[dict[str, Any]], t: int, hop: int) -> Reply:
         """The reply to one request: a tool call, or text with no tool calls (the loop turns it into an
         end-of-step)."""
-        body = messages[1:] if messages and messages[0].get("role") == "system" else messages
-        last_user, last_obs, tail = _step_tail(body)
+        lo = 1 if messages and messages[0].get("role") == "system" else 0
+        last_user, last_obs, tail = _step_tail(messages, lo)
         done = _done(tail)
         if "write_memory_doc" not in done and self._saving_now(last_user, t):
             if self.save in ("reminder", "every_k") and "read_memory_doc" not in done:
                 return Reply(tool_calls=(ToolCall("read_memory_doc", "{}"),))
-            facts = self._keep(visible_fact_tokens(body))
+            facts = self._keep(visible_fact_tokens(messages[lo:]))
             content = "# Notes\n" + "\n".join(f"- {f}" for f in facts) + ("\n" if facts else "")
             if self.save == "oversize":
                 content += "x" * self.oversize_chars
@@ -134,7 +135,7 @@ class SavePolicy:
             return Reply(tool_calls=(ToolCall("query_balance", "{}"),))
         if question:
             fid = question.group(1)
-            known = {f.split("=")[0]: f for f in visible_fact_tokens(body)}
+            known = {f.split("=")[0]: f for f in visible_fact_tokens(messages[lo:])}
             return Reply(content=f"answer: {known.get(fid, fid + '=unknown')}")
         return Reply(content=f"noted step {t}")
 

@@ -74,14 +74,20 @@ _facts_uncached = extract_facts.__wrapped__
 
 
 class Parts(Sequence[str]):
-    """A request's provider texts: the head (system prompt, tool schemas) and one text per message of
-    *body*, built on first use (a hop that nobody reads the texts of builds none)."""
+    """A request's provider texts: the head (system prompt, tool schemas) and one text per message of the
+    request *msgs* after its first *skip* (the system message, whose text is the head's prompt), built on
+    first use (a hop that nobody reads the texts of builds none)."""
 
-    __slots__ = ("_items", "body", "head")
+    __slots__ = ("_items", "_msgs", "_skip", "head")
 
-    def __init__(self, head: list[str], body: list[dict[str, Any]]) -> None:
-        self.head, self.body = head, body
+    def __init__(self, head: list[str], msgs: list[dict[str, Any]], skip: int = 0) -> None:
+        self.head, self._msgs, self._skip = head, msgs, skip
         self._items: list[str] | None = None
+
+    @property
+    def body(self) -> list[dict[str, Any]]:
+        """The request's messages after the system message."""
+        return self._msgs[self._skip :]
 
     def _all(self) -> list[str]:
         if self._items is None:
@@ -89,7 +95,7 @@ class Parts(Sequence[str]):
         return self._items
 
     def __len__(self) -> int:
-        return len(self.head) + len(self.body)
+        return len(self.head) + len(self._msgs) - self._skip
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -140,6 +146,8 @@ class ReactAgent:
         self.provider_tokenizer, self.record_every, self.route = provider_tokenizer, record_every, route
         self.history = History()
         self.system_prompt: str | None = None
+        self._sys_key: tuple[str | None, str] | None = None
+        self._sys: tuple[dict[str, Any] | None, int] = (None, 0)
         self.last_prompt_tokens = 0
         self.compaction_pending = False
         self.pre_assistant: list[dict[str, Any]] = []
@@ -304,10 +312,18 @@ class ReactAgent:
         return True
 
     # -- request assembly ----------------------------------------------------------------------------
-    def _system_message(self) -> dict[str, Any] | None:
-        if self.system_prompt and "claude" not in self.config.model_name.lower():
-            return {"role": "system", "content": self.system_prompt}
-        return None
+    def _system_message(self) -> tuple[dict[str, Any] | None, int]:
+        """The request's system message (none for a Claude model, which gets the prompt another way) and
+        its estimate, made once per prompt (the message is never mutated)."""
+        key = (self.system_prompt, self.config.model_name)
+        if self._sys_key != key:
+            self._sys_key = key
+            if self.system_prompt and "claude" not in self.config.model_name.lower():
+                msg = {"role": "system", "content": self.system_prompt}
+                self._sys = (msg, message_token_estimate(msg))
+            else:
+                self._sys = (None, 0)
+        return self._sys
 
     def build_request(self) -> tuple[list[dict[str, Any]], Parts, int]:
         """The hop's request: system message plus ``trim(history, B)``, sanitized (RT-RTE-react-loop).
@@ -315,9 +331,9 @@ class ReactAgent:
         provider parts (system prompt, tool schemas, one text per message; built on first use) and the
         design's estimate. The faithful trim is a bisection and a slice of the sanitized history; the span
         it keeps is left in ``_span`` for the counted request record (None for the fixed variants' trims)."""
-        h, sysmsg = self.history, self._system_message()
+        h = self.history
+        sysmsg, est = self._system_message()
         head = [self.system_prompt, self.tools_json] if self.system_prompt else [self.tools_json]
-        est = message_token_estimate(sysmsg) if sysmsg else 0
         self._span = None
         if self.variant.has(EMPTY_REQUEST):  # off switch: nothing of the history is shown
             body: list[dict[str, Any]] = []
@@ -342,8 +358,10 @@ class ReactAgent:
                 ]
             else:
                 self._span = (start, len(h))
-        msgs = [sysmsg, *body] if sysmsg else body
-        return msgs, Parts(head, body), est
+        if sysmsg is None:
+            return body, Parts(head, body), est
+        body.insert(0, sysmsg)  # body is this request's own list (a slice or a new list)
+        return body, Parts(head, body, 1), est
 
     def act_context(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """``_act_context`` (react 537-558; MEM-CLM-telemetry-limits; Corrections 4, 6): ``tokens`` is the
@@ -548,7 +566,7 @@ class ReactAgent:
         are acknowledged. Raises :class:`HttpError` or :class:`ServerUnavailable`."""
         calls = message.get("tool_calls") or []
         payload = [*self.pre_assistant, message]
-        turn = self.env.turns[self.agent_id]
+        turn = self.env.turns.get(self.agent_id, 0)
         try:
             res = self.env.act(self.agent_id, payload, step=t, context=context)
             if (t, turn) in self.schedule.resend:  # the response was lost: the same request again

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sim.clock import AgentClock
 from sim.engine import Simulation
 from sim.files import FileTree
 from sim.variant import Variant
@@ -9,7 +10,8 @@ from sim.variant import Variant
 
 class RunState:
     """The attributes :class:`~systems.merchantbench.model.MerchantEnv` sets and its services read: the
-    simulation, the run's file tree and directory, the variant, the env tick ``t``."""
+    simulation, the run's file tree and directory, the variant, the env tick ``t``, the env server's
+    modeled wall clock (``sim.clock("server")``)."""
 
     sim: Simulation
     tree: FileTree
@@ -18,6 +20,7 @@ class RunState:
     runs_root: str
     run_id: str
     casefold_paths: bool
+    server_clock: AgentClock
 
     @property
     def run_dir(self) -> str:
@@ -26,4 +29,4 @@ class RunState:
 
     def _server_ms(self) -> int:
         """The env server's wall clock in ms (``int(time.time()*1000)`` in the server process)."""
-        return self.sim.clock("server").ms()
+        return self.server_clock.ms()

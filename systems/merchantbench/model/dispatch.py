@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
+
+from systems.merchantbench.model.jsontext import result_json
 
 ENV_TOOL_ORIGIN = "merchantbench_env"
 """``compat.ENV_TOOL_ORIGIN``: the origin of calls the env executes, stamped on recorded messages."""
@@ -97,6 +100,8 @@ def validate(value: Any, schema: dict[str, Any], path: str = "$") -> dict[str, A
 def parse_arguments(raw: Any) -> Any:
     """``json.loads(arguments)``, or None when that raises (a decode or type error: not a string, blank,
     not JSON). A decoded non-object is returned as is (the schema check then rejects it)."""
+    if raw == "{}":  # the usual empty arguments (json.loads would build the same new dict)
+        return {}
     try:
         return json.loads(raw)
     except (TypeError, ValueError):
@@ -134,10 +139,13 @@ def agent_time(t: int, start_date: str | None) -> dict[str, Any]:
     ``datetime`` when virtual time is on (``run.virtual_time.start_date``)."""
     out: dict[str, Any] = {"day": t // 24 + 1, "hour": t % 24}
     if start_date:
-        out["datetime"] = (datetime.fromisoformat(start_date) + timedelta(hours=t)).isoformat(
-            timespec="seconds"
-        )
+        out["datetime"] = (_start(start_date) + timedelta(hours=t)).isoformat(timespec="seconds")
     return out
+
+
+@lru_cache(maxsize=16)
+def _start(start_date: str) -> datetime:
+    return datetime.fromisoformat(start_date)
 
 
 def end_of_step_result(t: int, start_date: str | None) -> dict[str, Any]:
@@ -147,7 +155,7 @@ def end_of_step_result(t: int, start_date: str | None) -> dict[str, Any]:
 
 def result_text(result: Any) -> str:
     """A tool message's content: ``json.dumps(result, ensure_ascii=False, default=str)``."""
-    return json.dumps(result, ensure_ascii=False, default=str)
+    return result_json(result)
 
 
 def normalize_context(value: Any) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sim.tokens import register_estimator
+from systems.merchantbench.model.jsontext import sorted_json
 
 
 def estimate_tokens(value: Any) -> int:
@@ -18,7 +19,7 @@ def estimate_tokens(value: Any) -> int:
     (``ensure_ascii=False``); then ``max(1, (n_ascii + 2*n_non_ascii) // 4)``."""
     if value is None:
         return 0
-    s = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    s = value if isinstance(value, str) else sorted_json(value)
     n = len(s)
     non_ascii = 0 if s.isascii() else n - len(s.encode("ascii", "ignore"))
     return max(1, (n + non_ascii) // 4)

@@ -146,7 +146,7 @@ class MemoryTools(RunState):
             self.sim.trace.op(SYSTEM, "write_memory_doc", agent=str(agent_id), phase="fail", bytes=size)
             return result
         doc = self.memory_doc_path(agent_id)
-        clock = self.sim.clock("server").seconds  # the env server process writes the files
+        clock = self.server_clock.seconds  # the env server process writes the files
         faults = self.sim.faults
         if self.variant.has(DOCUMENTS_OFF):
             self._append_memory_history(agent_id, content, size)
@@ -183,7 +183,7 @@ class MemoryTools(RunState):
             version = next_memory_version(existing.decode("utf-8", "replace"))
         wall_ms = self._server_ms()  # int(time.time()*1000) in the env server, not the agent's clock
         entry = history_entry(version, self.t, wall_ms, size, content, first=not existing)
-        self.tree.append_text(path, entry, clock=self.sim.clock("server").seconds)
+        self.tree.append_text(path, entry, clock=self.server_clock.seconds)
         return version
 
     def read_memory_doc(self, agent_id: Any) -> dict[str, Any]:

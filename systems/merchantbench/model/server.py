@@ -126,6 +126,7 @@ class MerchantEnv(MemoryTools, StepTraces):
         self._step_json: dict[str, list[str]] = {}
         self._step_agents: list[str | None] = []
         self._step_turns: list[dict[str, Any]] = []
+        self.server_clock = sim.clock("server")
         self._hook_open_wall_ms = self._server_ms()
 
     # -- the tool surface -----------------------------------------------------------------------------
@@ -270,47 +271,48 @@ class MerchantEnv(MemoryTools, StepTraces):
         calls and client-supplied tool messages (the ReAct baseline sends neither), the runtime event
         logged for a failed act, ``token_usage`` accounting.
         """
-        url = self.url(agent_id, "act")
-        outage = self.schedule.outage_at(self.t, self.turns[agent_id])
-        if outage and (self.t, self.turns[agent_id]) not in self._outages_done:
-            self._outages_done.add((self.t, self.turns[agent_id]))
-            self._refusing = outage
+        t, n = self.t, self.turns.get(agent_id, 0)
+        if self.schedule.outage:
+            outage = self.schedule.outage_at(t, n)
+            if outage and (t, n) not in self._outages_done:
+                self._outages_done.add((t, n))
+                self._refusing = outage
         self._answer(agent_id, "act")
         self._admit(agent_id, "act")
-        if step != self.t:
-            raise HttpError(425, "stale_step", url)
+        if step != t:
+            raise HttpError(425, "stale_step", self.url(agent_id, "act"))
         if not messages:
-            raise HttpError(400, "messages is required", url)
+            raise HttpError(400, "messages is required", self.url(agent_id, "act"))
         recorded, owners = self._normalize(agent_id, messages)
         calls = [c for m in recorded for c in m.get("tool_calls") or ()]
         names = [(c.get("function") or {}).get("name", "") for c in calls]
         if "end_of_step" in names and names[-1] != "end_of_step":
-            raise HttpError(400, "end_of_step_must_be_last", url)
+            raise HttpError(400, "end_of_step_must_be_last", self.url(agent_id, "act"))
         only_eos = names == ["end_of_step"]
         if not self.hook_open and not only_eos:
-            raise HttpError(425, "hook_closed", url)
-        n = self.turns[agent_id]
+            raise HttpError(425, "hook_closed", self.url(agent_id, "act"))
         if n >= self.max_turns_per_step and not only_eos:
-            raise HttpError(429, f"max_turns_per_step={self.max_turns_per_step} reached", url)
-        injected = self.schedule.act_fault(self.t, n)
+            raise HttpError(
+                429, f"max_turns_per_step={self.max_turns_per_step} reached", self.url(agent_id, "act")
+            )
+        injected = self.schedule.act_fault(t, n) if self.schedule.act else None
         if injected is not None:
             self.turns[agent_id] = n + 1
             if injected == 425:
                 self.close_hook()
-                raise HttpError(425, "hook_closed", url)
-            raise HttpError(injected, "injected", url)
+                raise HttpError(425, "hook_closed", self.url(agent_id, "act"))
+            raise HttpError(injected, "injected", self.url(agent_id, "act"))
         self.act_seq += 1
         planned = []
+        keyed = not self.variant.has(IDEMPOTENCY_OFF)
         for c, name in zip(calls, names):
             raw = (c.get("function") or {}).get("arguments", "{}")
             args = dp.parse_arguments(raw)
-            key = None
-            if name in MUTATING_TOOLS and not self.variant.has(IDEMPOTENCY_OFF):
-                key = f"{agent_id}:{self.t}:{c['id']}"
+            key = f"{agent_id}:{t}:{c['id']}" if keyed and name in MUTATING_TOOLS else None
             fpr = dp.fingerprint(name, args) if key else None
             if key is not None and key in self.idempotency and self.idempotency[key][0] != fpr:
                 self.sim.trace.op(SYSTEM, "act", agent=agent_id, phase="fail", status=409, key=key)
-                raise HttpError(409, "idempotency_conflict", url)
+                raise HttpError(409, "idempotency_conflict", self.url(agent_id, "act"))
             planned.append((c, name, raw, args, key, fpr))
         results: list[Any] = []
         step_done = False
@@ -322,7 +324,7 @@ class MerchantEnv(MemoryTools, StepTraces):
                     if name in self.tool_denylist:
                         results.append(dp.not_available(name))
                     else:
-                        results.append(dp.end_of_step_result(self.t, self.start_date))
+                        results.append(dp.end_of_step_result(t, self.start_date))
                         step_done = True
                         break
                 else:
@@ -331,38 +333,41 @@ class MerchantEnv(MemoryTools, StepTraces):
             raise self._die(agent_id, exc) from exc
         except (WriteFailed, UnicodeEncodeError) as exc:
             self.sim.trace.op(SYSTEM, "act", agent=agent_id, phase="fail", status=500, error=str(exc))
-            raise HttpError(500, "internal_error", url) from exc
+            raise HttpError(500, "internal_error", self.url(agent_id, "act")) from exc
         tool_results = []
         by_owner: dict[int, list[dict[str, Any]]] = {}
+        env = dp.ENV_TOOL_ORIGIN
         for (c, name, *_), owner, r in zip(planned, owners, results):
             text = dp.result_text(r)
-            tool_results.append(
-                {"tool_call_id": c["id"], "name": name, "tool_origin": dp.ENV_TOOL_ORIGIN, "content": text}
-            )
+            cid = c["id"]
+            tool_results.append({"tool_call_id": cid, "name": name, "tool_origin": env, "content": text})
             by_owner.setdefault(owner, []).append(
                 {
                     "role": "tool",
-                    "tool_call_id": c["id"],
+                    "tool_call_id": cid,
                     "name": name,
-                    "tool_origin": dp.ENV_TOOL_ORIGIN,
+                    "tool_origin": env,
                     "content": text,
-                    "runtime_execution_id": f"{agent_id}:{self.t}:{n}:{c['id']}",
+                    "runtime_execution_id": f"{agent_id}:{t}:{n}:{cid}",
                 }
             )
             if self.keep_log:
-                self.results_log.append((self.t, str(c["id"]), text))
+                self.results_log.append((t, str(cid), text))
         self.turns[agent_id] = n + 1
+        added: list[dict[str, Any]] = []
         for idx, msg in enumerate(recorded):
-            for m in (msg, *by_owner.get(idx, ())):
-                self._step_messages.append(m)
-                self._step_agents.append(agent_id)
-        self._step_turns.append(self._turn_meta(agent_id, n, recorded, by_owner, context))
+            added.append(msg)
+            if idx in by_owner:
+                added += by_owner[idx]
+        self._step_messages += added
+        self._step_agents += [agent_id] * len(added)
+        self._step_turns.append(self._turn_meta(agent_id, n, added, context))
         self.write_step_live()
         hook_released = False
         if step_done:
             self.done.add(agent_id)
             hook_released = all(a in self.done or a in self.dead for a in self.agents)
-        self.sim.trace.op(SYSTEM, "act", agent=agent_id, t=self.t, tools=names, step_done=step_done)
+        self.sim.trace.op(SYSTEM, "act", agent=agent_id, t=t, tools=names, step_done=step_done)
         if hook_released:
             self.close_hook()
         return {
@@ -374,21 +379,21 @@ class MerchantEnv(MemoryTools, StepTraces):
         }
 
     def _turn_meta(
-        self,
-        agent_id: str,
-        n: int,
-        recorded: list[dict[str, Any]],
-        tools: dict[int, list[dict[str, Any]]],
-        context: dict[str, Any] | None,
+        self, agent_id: str, n: int, msgs: list[dict[str, Any]], context: dict[str, Any] | None
     ) -> dict[str, Any]:
-        """``record_act``'s turn record in the step trace: origin counts of the recorded messages and their
-        calls, the receive time, and the normalized context when there is one (Not modeled: token_usage,
-        always ``{}``)."""
-        msgs = [m for i, msg in enumerate(recorded) for m in (msg, *tools.get(i, ()))]
+        """``record_act``'s turn record in the step trace: origin counts of the turn's recorded messages
+        (*msgs*: each message followed by its tool results) and their calls, the receive time, and the
+        normalized context when there is one (Not modeled: token_usage, always ``{}``)."""
         env = dp.ENV_TOOL_ORIGIN
-        n_msgs = sum(1 for m in msgs if m.get("tool_origin") == env)
-        n_results = sum(1 for m in msgs if m.get("tool_origin") == env and m.get("role") == "tool")
-        n_calls = sum(1 for m in msgs for c in m.get("tool_calls") or () if c.get("tool_origin") == env)
+        n_msgs = n_results = n_calls = 0
+        for m in msgs:
+            if m.get("tool_origin") == env:
+                n_msgs += 1
+                if m.get("role") == "tool":
+                    n_results += 1
+            for c in m.get("tool_calls") or ():
+                if c.get("tool_origin") == env:
+                    n_calls += 1
         meta: dict[str, Any] = {
             "turn_idx": n,
             "agent_id": agent_id,

@@ -1,6 +1,11 @@
 """Step traces (``env/storage/agent_log.py``): ``agent/by_step/t_NNNNN.json``, written live after every
 ``/act`` and finally at hook close, each by temp file plus ``os.replace`` (MEM-OBJ-step-traces,
 MEM-RTE-trace-inspection, MEM-CLM-telemetry-limits).
+
+The file is ``json.dumps(step, indent=2, ensure_ascii=False)`` of upstream's step dict, byte for byte.
+The standard library's indented encoder is pure Python; here each message, agent and turn of the step is
+encoded once when it is added (:func:`indent_json`: the C encoder for every container of scalars), and
+each write joins the encoded items under the step's header.
 """
 
 from __future__ import annotations
@@ -14,63 +19,166 @@ from systems.merchantbench.model.base import RunState
 from systems.merchantbench.model.constants import STEP_INDEX_PID, SYSTEM
 from systems.merchantbench.state import TRACES_OFF
 
-_SCALAR = json.JSONEncoder(ensure_ascii=False).encode
-_STR: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_STR_UNICODE: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_STR_ASCII: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_DEPTH = 64
+_OPEN = ["\n" + "  " * (n + 1) for n in range(_DEPTH)]  # the newline and indent before an item at level n
+_CLOSE = ["\n" + "  " * n for n in range(_DEPTH)]  # the newline and indent before a closing bracket
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
-_OPEN = ["\n" + "  " * (n + 1) for n in range(64)]  # the newline and indent before an item at level n
-_CLOSE = ["\n" + "  " * n for n in range(64)]  # the newline and indent before a closing bracket
+def _str(value: str) -> str:
+    """``encode_basestring`` (non-ASCII kept literal). The ASCII-only encoder is about three times faster
+    and writes the same text unless it wrote a ``\\u`` escape (a non-ASCII, DEL or rare control
+    character, or a false alarm on an escaped backslash before ``u``); then the text is redone."""
+    s = _STR_ASCII(value)
+    return _STR_UNICODE(value) if "\\u" in s else s
 
 
-def _scalar(value: Any) -> str | None:
+def _flat_encoder(level: int, strings: Callable[[str], str]) -> Any:
+    """The C encoder writing a container of scalars at *level* with the indented form's separators
+    between items (the caller fixes up its brackets); None without the C accelerator."""
+    if _C_ENCODER is None:
+        return None
+    sep = "," + _OPEN[level]
+    return _C_ENCODER(None, json.JSONEncoder().default, strings, None, ": ", sep, False, False, True)
+
+
+_FLAT_ASCII = [_flat_encoder(n, _STR_ASCII) for n in range(_DEPTH)]
+_FLAT_UNICODE = [_flat_encoder(n, _STR_UNICODE) for n in range(_DEPTH)]
+
+
+def _stdlib(value: Any, level: int) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", _CLOSE[level])
+
+
+def indent_json(value: Any, level: int = 0) -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)`` nested at *level* (every line after the first
+    indented by ``2 * level`` more spaces). A dict or list whose values are all scalars is one call of the
+    C encoder with the indented separators; a dict with other containers recurses by item; anything else
+    (scalar subclasses, non-string keys among containers, nesting past 63 levels) is the standard
+    library's own encoding, re-indented (raw newlines never occur inside JSON text, so the re-indent is
+    exact)."""
     t = type(value)
     if t is str:
-        return _STR(value)
+        return _str(value)
+    if t is dict or t is list or t is tuple:
+        if not value:
+            return "{}" if t is dict else "[]"
+        if level >= _DEPTH - 1:
+            return _stdlib(value, level)
+        items = value.values() if t is dict else value
+        flat = _FLAT_ASCII[level]
+        if flat is not None and _SCALARS.issuperset(map(type, items)):
+            s = "".join(flat(value, 0))
+            if "\\u" in s:
+                s = "".join(_FLAT_UNICODE[level](value, 0))
+            return s[0] + _OPEN[level] + s[1:-1] + _CLOSE[level] + s[-1]
+        inner = level + 1
+        body = []
+        if t is dict:
+            for k, v in value.items():
+                if type(k) is not str:
+                    return _stdlib(value, level)
+                e = _STR_ASCII(k)
+                if "\\u" in e:
+                    e = _STR_UNICODE(k)
+                if type(v) is str:
+                    s = _STR_ASCII(v)
+                    body.append(e + ": " + (_STR_UNICODE(v) if "\\u" in s else s))
+                else:
+                    body.append(e + ": " + indent_json(v, inner))
+            return "{" + _OPEN[level] + ("," + _OPEN[level]).join(body) + _CLOSE[level] + "}"
+        for v in value:
+            if type(v) is str:
+                s = _STR_ASCII(v)
+                body.append(_STR_UNICODE(v) if "\\u" in s else s)
+            else:
+                body.append(indent_json(v, inner))
+        return "[" + _OPEN[level] + ("," + _OPEN[level]).join(body) + _CLOSE[level] + "]"
     if t is int:
         return int.__repr__(value)
     if value is None:
         return "null"
     if t is bool:
         return "true" if value else "false"
-    if t is float:
-        return _SCALAR(value)
+    return _stdlib(value, level)
+
+
+_TURN_KEYS = (
+    "turn_idx",
+    "agent_id",
+    "token_usage",
+    "tool_origins",
+    "message_origins",
+    "tool_call_origins",
+    "tool_result_origins",
+    "received_at_wall_ms",
+)
+_TURN_PARTS = [",\n      " + _str(k) + ": " for k in _TURN_KEYS]
+
+
+def _count_map(value: Any) -> str | None:
+    """A turn's origin counts (``{}`` or one string key with an int) at level 3, else None."""
+    if type(value) is not dict:
+        return None
+    if not value:
+        return "{}"
+    if len(value) == 1:
+        ((k, v),) = value.items()
+        if type(k) is str and type(v) is int:
+            return "{\n        " + _str(k) + ": " + int.__repr__(v) + "\n      }"
     return None
 
 
-def indent_json(value: Any, level: int = 0) -> str:
-    """``json.dumps(value, indent=2, ensure_ascii=False)`` for plain JSON values, nested at *level* (the
-    standard library's indented encoder is pure Python; this one hands strings to the C encoder and
-    recurses only into containers)."""
-    s = _scalar(value)
-    if s is not None:
-        return s
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        sep = "," + _OPEN[level]
-        items = []
-        for k, v in value.items():
-            s = _scalar(v)
-            items.append(
-                _STR(k if type(k) is str else str(k))
-                + ": "
-                + (s if s is not None else indent_json(v, level + 1))
-            )
-        return "{" + _OPEN[level] + sep.join(items) + _CLOSE[level] + "}"
-    if isinstance(value, (list, tuple)):
-        if not value:
-            return "[]"
-        sep = "," + _OPEN[level]
-        items = []
-        for v in value:
-            s = _scalar(v)
-            items.append(s if s is not None else indent_json(v, level + 1))
-        return "[" + _OPEN[level] + sep.join(items) + _CLOSE[level] + "]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return int.__repr__(value)
-    return _SCALAR(value)
+def turn_json(turn: Any) -> str:
+    """``indent_json(turn, 2)`` for a turn record of the step trace, faster for the shape the env server
+    records (:data:`_TURN_KEYS` in order, then an optional flat ``context``): every other shape is
+    encoded generically."""
+    if type(turn) is not dict or tuple(turn)[:8] != _TURN_KEYS or len(turn) > 9:
+        return indent_json(turn, 2)
+    idx, agent, usage, received = turn["turn_idx"], turn["agent_id"], turn["token_usage"], turn[_TURN_KEYS[7]]
+    maps = [_count_map(turn[k]) for k in _TURN_KEYS[3:7]]
+    if type(idx) is not int or type(received) is not int or type(usage) is not dict or usage or None in maps:
+        return indent_json(turn, 2)
+    p = _TURN_PARTS
+    out: list[Any] = [
+        '{\n      "turn_idx": ',
+        int.__repr__(idx),
+        p[1],
+        indent_json(agent, 3),
+        p[2],
+        "{}",
+        p[3],
+        maps[0],
+        p[4],
+        maps[1],
+        p[5],
+        maps[2],
+        p[6],
+        maps[3],
+        p[7],
+        int.__repr__(received),
+    ]
+    if len(turn) == 9:
+        key = next(reversed(turn.keys()))
+        if type(key) is not str:
+            return indent_json(turn, 2)
+        out += [",\n      ", _str(key), ": ", indent_json(turn[key], 3)]
+    out.append("\n    }")
+    return "".join(out)
+
+
+def _items(cache: list[str], values: list[Any], encode: Callable[[Any], str] | None = None) -> str:
+    """The body of a step list at level 1 (``"[]"`` when empty): the items not yet in *cache* are encoded
+    (by *encode*, default :func:`indent_json` at level 2) and added to it, so each item is encoded once
+    per step however often the step is written."""
+    if not values:
+        return "[]"
+    for v in values[len(cache) :]:
+        cache.append("    " + (indent_json(v, 2) if encode is None else encode(v)))
+    return "[\n" + ",\n".join(cache) + "\n  ]"
 
 
 class StepTraces(RunState):
@@ -92,7 +200,9 @@ class StepTraces(RunState):
     def step_index_path(self, t: int) -> str:
         return f"{self.run_dir}/agent/by_step/t_{t:05d}.json"
 
-    def _step_payload(self, close_ms: int) -> dict[str, Any]:
+    def step_payload(self, close_ms: int) -> dict[str, Any]:
+        """Upstream's step dict as the files hold it: ``{t, n_turns, hook_open_wall_ms,
+        hook_close_wall_ms, messages, message_agents, turns}`` (MEM-OBJ-step-traces)."""
         return {
             "t": self.t,
             "n_turns": len(self._step_turns),
@@ -106,13 +216,13 @@ class StepTraces(RunState):
     def write_step_live(self) -> None:
         """Atomic write of the in-progress step (after each ``/act``), ``hook_close_wall_ms`` 0
         (MEM-OBJ-step-traces)."""
-        self._write_step(self._step_payload(0), "write_step_live")
+        self._write_step(0, "write_step_live")
 
     def write_step_index(self) -> None:
         """Atomic write of the final step index at hook close (MEM-OBJ-step-traces); the running totals
         (files, bytes, the index's max tokens and compacted turns) are updated, and with a retention the
         step file that falls out of it is removed."""
-        size = self._write_step(self._step_payload(self._server_ms()), "write_step_index")
+        size = self._write_step(self._server_ms(), "write_step_index")
         if size is None:
             return
         self.trace_files += 1
@@ -127,33 +237,32 @@ class StepTraces(RunState):
                 self.trace_bytes_dropped += self.tree.size(old)
                 self.tree.delete(old)
 
-    def _dump_step(self, payload: dict[str, Any]) -> str:
-        """``json.dumps(payload, indent=2, ensure_ascii=False)``, with each list item (message, agent,
-        turn) encoded once per step, so writing the step after every act does not re-encode it."""
-        fields = []
-        for k, v in payload.items():
-            if isinstance(v, list) and v:
-                cache = self._step_json.setdefault(k, [])
-                while len(cache) < len(v):
-                    cache.append("    " + indent_json(v[len(cache)], 2))
-                body = "[\n" + ",\n".join(cache[: len(v)]) + "\n  ]"
-            else:
-                body = indent_json(v, 1)
-            fields.append(f'  "{k}": {body}')
-        return "{\n" + ",\n".join(fields) + "\n}"
+    def step_text(self, close_ms: int) -> str:
+        """``json.dumps(step_payload(close_ms), indent=2, ensure_ascii=False)``, from the step's items
+        encoded once each."""
+        cache = self._step_json
+        if not cache:
+            cache.update(messages=[], message_agents=[], turns=[])
+        return (
+            f'{{\n  "t": {self.t},\n  "n_turns": {len(self._step_turns)},\n'
+            f'  "hook_open_wall_ms": {self._hook_open_wall_ms},\n  "hook_close_wall_ms": {close_ms},\n'
+            f'  "messages": {_items(cache["messages"], self._step_messages)},\n'
+            f'  "message_agents": {_items(cache["message_agents"], self._step_agents)},\n'
+            f'  "turns": {_items(cache["turns"], self._step_turns, turn_json)}\n}}'
+        )
 
-    def _write_step(self, payload: dict[str, Any], op: str) -> int | None:
+    def _write_step(self, close_ms: int, op: str) -> int | None:
         if self.variant.has(TRACES_OFF):  # off switch: no step traces
             return None
         path = self.step_index_path(self.t)
         suffix = f".tmp.{STEP_INDEX_PID}.{self.sim.streams.hex('merchantbench.step_tmp', 6)}"
-        data = self._dump_step(payload).encode("utf-8")
+        data = self.step_text(close_ms).encode("utf-8")
         faults = self.sim.faults
         self.tree.replace_atomic(
             path,
             data,
             tmp_suffix=suffix,
-            clock=self.sim.clock("server").seconds,
+            clock=self.server_clock.seconds,
             between=lambda: faults.point(fp.STEP_TRACE_BEFORE_REPLACE),
         )
         self.sim.trace.op(SYSTEM, op, agent="server", t=self.t, bytes=len(data))
