@@ -121,6 +121,35 @@ def test_dask_executor_matches_local() -> None:
 
 
 # -- scheduling and reuse within a worker ---------------------------------------------------------
+def test_queue_learns_each_designs_cost_and_puts_the_costly_groups_first() -> None:
+    """The queue starts in volume order; once cells report their seconds, the groups left are ordered by
+    each design's learned seconds per volume (a design not seen yet costs the mean of those seen), so
+    the last groups to run are the cheap ones."""
+    from sim.bench.executors import _Queue
+
+    def group(design: str, seed: int, first: int) -> list:
+        # On a user's workload file every cell has the same volume, so only the learned rates order them.
+        cells = enumerate((3000, 9000))
+        return [(first + k, bench.Task(design, b, seed, workload_file="w.jsonl")) for k, b in cells]
+
+    groups = [group(d, s, 10 * s + 2 * k) for s in (0, 1, 2) for k, d in enumerate(("cheap", "dear", "new"))]
+    q = _Queue(groups)
+    seed0 = [q.take() for _ in range(2)]
+    assert [g[0][1].design for g in seed0] == ["cheap", "dear"]  # ties keep task order
+
+    for g in seed0:
+        for i, t in g:
+            q.learn(i, {"seconds": 10.0 if t.design == "dear" else 1.0})
+
+    left = []
+    while (g := q.take()) is not None:
+        left.append((g[0][1].design, g[0][1].seed))
+    cost = {"dear": 10.0, "new": 5.5, "cheap": 1.0}  # "new": the mean rate of those seen
+    assert len(left) == 7
+    assert [cost[d] for d, _s in left] == sorted((cost[d] for d, _s in left), reverse=True)
+    assert left[0][0] == "dear" and left[-1][0] == "cheap"
+
+
 def test_cells_of_a_design_on_one_seed_stay_in_one_group() -> None:
     """With too few seeds for the workers, groups split by design, never by window: a design's cells at
     every window of a seed share one worker (and its token caches); every cell runs exactly once."""

@@ -84,7 +84,12 @@ def run_cli(
         workload_file = str(workload.resolve())
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
     tasks = tasks_for(specs, bl, seeds, steps, workload_file)
-    rows = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress)
+    from sim.bench.plots import preload
+
+    idle = preload if plots else None  # plotting's imports while the last worker finishes
+    rows = run_sweep(
+        tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress, idle=idle
+    )
     with outputs.transaction():
         paths = write_outputs(rows, out, plots, outputs=outputs, html=html)
     report_console(240).print(render(aggregate(rows)))

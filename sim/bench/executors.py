@@ -21,8 +21,7 @@ import os
 import signal
 import socket
 import tempfile
-from collections import deque
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import closing, nullcontext, suppress
 from typing import Any
@@ -66,7 +65,55 @@ def _run_group(group: Group) -> list[tuple[int, dict[str, Any]]]:
     return [(i, run_task(t)) for i, t in group]
 
 
-def run_shared(groups: list[Group], workers: int) -> _Shared:
+class _Queue:
+    """The groups still to run, most estimated work first, shared by this process and the feeder thread.
+
+    The first order is by workload volume (:func:`work_estimate`), which knows nothing of how much a
+    design costs per token. Every finished cell reports its seconds (:meth:`learn`), so the queue learns
+    each design's seconds per unit of volume and re-orders what is left: the last groups to run are then
+    really the small ones, and the processes finish together (on the default sweep the last process
+    waited about 0.3 s for the other, one design's group, before)."""
+
+    def __init__(self, groups: list[Group]) -> None:
+        import threading
+
+        self._groups = list(groups)
+        self._volume = {i: work_estimate(t) for g in groups for i, t in g}
+        self._design = {i: t.design for g in groups for i, t in g}
+        self._spent: dict[str, float] = {}
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def __bool__(self) -> bool:
+        with self._lock:
+            return bool(self._groups)
+
+    def take(self) -> Group | None:
+        """The next group, or None when none is left."""
+        with self._lock:
+            return self._groups.pop(0) if self._groups else None
+
+    def learn(self, index: int, row: dict[str, Any]) -> None:
+        """Task *index* took ``row["seconds"]``: re-estimate the groups left (a design not seen yet costs
+        the mean rate of those seen)."""
+        design = self._design.get(index)
+        if design is None:
+            return
+        with self._lock:
+            self._spent[design] = self._spent.get(design, 0.0) + float(row.get("seconds") or 0.0)
+            self._seen[design] = self._seen.get(design, 0.0) + self._volume[index]
+            rates = {d: self._spent[d] / v for d, v in self._seen.items() if v > 0}
+            if not rates or len(self._groups) < 2:
+                return
+            default = sum(rates.values()) / len(rates)
+
+            def cost(g: Group) -> float:
+                return sum(rates.get(self._design[i], default) * self._volume[i] for i, _t in g)
+
+            self._groups.sort(key=cost, reverse=True)  # stable: ties keep their order
+
+
+def run_shared(groups: list[Group], workers: int, idle: Callable[[], None] | None = None) -> _Shared:
     """Run *groups* (largest first) in this process and ``workers - 1`` worker processes; each takes the
     next group the moment it is free. Yields ``(task index, row)`` as cells finish.
 
@@ -83,19 +130,19 @@ def run_shared(groups: list[Group], workers: int) -> _Shared:
     from sim import pool as procs
     from sim.tokens import encoding
 
-    todo = deque(groups)
+    todo = _Queue(groups)
     encoding()  # loaded once, here: forked workers inherit it
     ex = procs.executor(workers - 1, fork=True)
     running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
     try:
         # With fork, every worker starts at the first submit, from this thread, signals held meanwhile.
         with procs.forking(ex), procs.quiet_children():
-            while len(running) < workers - 1 and todo:
-                running.add(ex.submit(_run_group, todo.popleft()))
+            while len(running) < workers - 1 and (g := todo.take()) is not None:
+                running.add(ex.submit(_run_group, g))
     except BaseException:
         procs.terminate(ex, running)
         raise
-    return _Shared(_drive(ex, todo, running, workers), ex)
+    return _Shared(_drive(ex, todo, running, workers, idle), ex)
 
 
 class _Shared:
@@ -121,7 +168,11 @@ class _Shared:
 
 
 def _drive(
-    ex: Any, todo: deque[Group], running: set[Future[list[tuple[int, dict[str, Any]]]]], workers: int
+    ex: Any,
+    todo: _Queue,
+    running: set[Future[list[tuple[int, dict[str, Any]]]]],
+    workers: int,
+    idle: Callable[[], None] | None,
 ) -> Generator[tuple[int, dict[str, Any]], None, None]:
     """The rest of :func:`run_shared`: this process's share of the groups, and the workers' rows."""
     import queue
@@ -133,11 +184,7 @@ def _drive(
     finished: queue.Queue[Future[list[tuple[int, dict[str, Any]]]] | BaseException | None] = queue.Queue()
     stop = threading.Event()
 
-    def take() -> Group | None:
-        try:
-            return todo.popleft()
-        except IndexError:
-            return None
+    take = todo.take
 
     def feed() -> None:
         nonlocal running
@@ -170,15 +217,21 @@ def _drive(
             elif isinstance(item, BaseException):
                 raise item
             else:
-                yield from item.result()
+                for i, row in item.result():
+                    todo.learn(i, row)
+                    yield i, row
 
     feeder = threading.Thread(target=feed, name="bench-feeder", daemon=True)
     try:
         feeder.start()
         while (g := take()) is not None:
             for i, t in g:
-                yield i, run_task(t)
+                row = run_task(t)
+                todo.learn(i, row)
+                yield i, row
                 yield from drain(block=False)
+        if idle is not None and not ended:
+            idle()  # nothing left for this process while a worker still runs: the caller's own work
         yield from drain(block=True)
     except BaseException:
         stop.set()
@@ -197,14 +250,17 @@ def run_sweep(
     executor: str = "local",
     scheduler: str | None = None,
     progress: bool = True,
+    idle: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run *tasks* locally (processes) or on Dask; rows in task order, with relative recall set."""
+    """Run *tasks* locally (processes) or on Dask; rows in task order, with relative recall set. With
+    local workers, *idle* is called (once) when this process has no group left while a worker still runs
+    (``memsim bench`` loads its plotting library then)."""
     from sim.progress import progress_bar
 
     results: dict[int, dict[str, Any]] = {}
     shared = None
     if executor != "dask" and workers > 1:  # the workers start before the progress bar's thread does
-        shared = run_shared([[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)], workers)
+        shared = run_shared([[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)], workers, idle)
     with (
         closing(shared) if shared is not None else nullcontext(),
         progress_bar("bench", len(tasks), enabled=progress) as (bar, job),

@@ -42,6 +42,18 @@ def _saver(fig: Any) -> Any:
     return save
 
 
+def preload() -> None:
+    """Import matplotlib (Agg) now, if it is installed: a third of a second that ``memsim bench
+    --workers N`` spends while its last worker finishes instead of after (``run_sweep(idle=...)``)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+    except ImportError:
+        pass  # plot() says so, once
+
+
 def plot(rows: list[dict[str, Any]], agg: list[dict[str, Any]], out: Path, outputs: Outputs) -> list[Path]:
     """Stage the plots: tokens per request over time, recall and overflow against budget."""
     try:
