@@ -29,9 +29,12 @@ in fresh processes:
 * ``core.trace_cell.DESIGN``: one ``memsim bench`` cell of RSIAgent, MerchantBench and Tracecraft (seed 0,
   a 32,000-token window, the trace streamed) at 688, 2,752 and 11,008 steps (``--quick``: 172, 688 and
   2,752), each in a fresh process: the trace at the largest (< 50 MB) and its size and wall-time growth
-  (linear = 1); for RSIAgent, ``core.trace_cell.facts_vs_full``: the facts column against the same sets
-  as full lists (schema 2's column), and ``core.trace_cell.read``: ``sim.trace.iter_requests`` resolving
-  every request's full set against fetching the raw rows (the floor);
+  over the last x4 (linear = 1; the first sizes are a design's warm-up: RSIAgent's context grows until
+  its fold thresholds, as ``bench_rsiagent``'s growth row, x16 to x64, also allows); for RSIAgent,
+  ``core.trace_cell.facts_vs_full``: the facts column against the same sets as full lists (schema 2's
+  column), and ``core.trace_cell.read``: ``sim.trace.iter_requests`` resolving every request's full set
+  against reading the same trace written as schema 2 (every row a full list; the raw row fetch is
+  printed too);
 * ``core.sim_events``: SimPy processes on a :class:`~sim.engine.Simulation` recording one trace op per
   event against bare SimPy timeouts (the floor every model runs on).
 """
@@ -321,11 +324,25 @@ with tempfile.TemporaryDirectory() as tmp:
     con.close()
     sizes = sum(len(r.fact_set) for r in iter_requests(path))
     t3 = time.perf_counter()
-    full = sum(len(r.facts) for r in iter_requests(path))  # the full lists: schema 2's column
+    full_lists = [(r.facts, r.seq) for r in iter_requests(path)]  # the full lists: schema 2's column
+    full = sum(len(text) for text, _seq in full_lists)
+    v2 = os.path.join(tmp, "schema2.db")  # the same trace as schema 2 wrote it: every row a full list
+    con = sqlite3.connect(path)
+    con.execute("VACUUM INTO ?", (v2,))
+    con.close()
+    con = sqlite3.connect(v2)
+    con.executemany("UPDATE requests SET facts = ? WHERE seq = ?", full_lists)
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    t4 = time.perf_counter()
+    sizes2 = sum(len(r.fact_set) for r in iter_requests(v2))
+    t5 = time.perf_counter()
+    assert sizes2 == sizes
     print(json.dumps({
         "seconds": seconds, "trace_mb": os.path.getsize(path) / 1e6, "facts_mb": (column or 0) / 1e6,
         "full_mb": full / 1e6, "keys": keys, "requests": row["requests"], "ids": sizes,
-        "read_s": t3 - t2, "raw_s": t2 - t1,
+        "read_s": t3 - t2, "raw_s": t2 - t1, "read2_s": t5 - t4,
     }))
 """
 
@@ -344,8 +361,8 @@ def cell_goals(quick: bool) -> list[Goal]:
 def _cell_rows(design: str, rows: dict[int, Any]) -> list[Goal]:
     """A design's cell at growing steps: the trace at the largest, and size and time growth (linear = 1)."""
     steps = sorted(rows)
-    small, big = rows[steps[0]], rows[steps[-1]]
-    x = steps[-1] // steps[0]
+    small, big = rows[steps[-2]], rows[steps[-1]]  # the last x4: past a design's warm-up (below)
+    x = steps[-1] // steps[-2]
     size_growth = big["trace_mb"] / small["trace_mb"] / x
     time_growth = big["seconds"] / small["seconds"] / x
     name = f"core.trace_cell.{design}"
@@ -363,7 +380,7 @@ def _cell_rows(design: str, rows: dict[int, Any]) -> list[Goal]:
         ),
         Goal(
             f"{name}.size_growth",
-            f"{design} bench cell: trace size at x{x} steps / x{x} (linear = 1)",
+            f"{design} bench cell: trace size, {steps[-2]:,} to {steps[-1]:,} steps, / x{x} (linear = 1)",
             size_growth,
             "<= 1.25",
             size_growth <= 1.25,
@@ -371,7 +388,7 @@ def _cell_rows(design: str, rows: dict[int, Any]) -> list[Goal]:
         ),
         Goal(
             f"{name}.time_growth",
-            f"{design} bench cell: wall time at x{x} steps / x{x} (linear = 1)",
+            f"{design} bench cell: wall time, {steps[-2]:,} to {steps[-1]:,} steps, / x{x} (linear = 1)",
             time_growth,
             "<= 1.25",
             time_growth <= 1.25,
@@ -385,7 +402,7 @@ def _facts_rows(big: dict[str, Any], steps: int) -> list[Goal]:
     """The RSIAgent cell's facts column against the full lists it replaced, and reading it back."""
     n = big["requests"]
     shrink = big["full_mb"] / big["facts_mb"]
-    read = big["raw_s"] / big["read_s"]
+    read = big["read2_s"] / big["read_s"]
     return [
         Goal(
             "core.trace_cell.facts_vs_full",
@@ -397,12 +414,13 @@ def _facts_rows(big: dict[str, Any], steps: int) -> list[Goal]:
         ),
         Goal(
             "core.trace_cell.read",
-            f"iter_requests over the rsiagent cell's {n:,} requests vs its raw rows (the floor)",
+            f"iter_requests over the rsiagent cell's {n:,} requests vs the same trace as schema 2 wrote it",
             read,
-            ">= 0.1x",
-            read >= 0.1,
-            f"{big['read_s'] * 1e6 / n:.0f} us vs {big['raw_s'] * 1e6 / n:.0f} us per request, each resolved "
-            f"to its full set ({big['ids'] / n:,.0f} ids on average)",
+            ">= 1/2",
+            read >= 0.5,
+            f"{big['read_s'] * 1e6 / n:.0f} us vs {big['read2_s'] * 1e6 / n:.0f} us per request (full "
+            f"lists), each resolved to its full set ({big['ids'] / n:,.0f} ids on average); the raw rows "
+            f"alone {big['raw_s'] * 1e6 / n:.1f} us",
         ),
     ]
 
