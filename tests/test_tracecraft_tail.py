@@ -47,3 +47,14 @@ def test_tail_of_parts_large_compacted_part() -> None:
     body = b"".join(parts)
     for n in (1, 5, 60, 1000, 30_000):
         assert tail_lines_of_parts(parts, n) == body.splitlines()[-n:]
+
+
+@given(
+    st.lists(st.lists(st.sampled_from([b"x", b"yy", b"\n", b"\n\n"]), max_size=30).map(b"".join), max_size=8),
+    st.integers(min_value=0, max_value=25),
+    st.integers(min_value=1, max_value=64),
+)
+def test_tail_of_parts_without_carriage_returns(parts: list[bytes], n: int, window: int) -> None:
+    """Bodies with ``\\n`` breaks only (JSONL transcripts) take the rfind path: still exactly
+    ``splitlines()[-N:]``, trailing break, empty lines and window cuts included."""
+    assert tail_lines_of_parts(parts, n, window=window) == b"".join(parts).splitlines()[-n:]

@@ -33,9 +33,24 @@ def tail_lines_of_parts(chunks: list[bytes], n: int, *, window: int = 16_384) ->
                 break
             taken.append(c)
             need -= len(c)
-        lines = b"".join(reversed(taken)).splitlines()
-        if len(lines) > n:
-            return lines[-n:]
+        joined = b"".join(reversed(taken))
+        if b"\r" not in joined:  # breaks are b"\n" only (JSONL): find the n-th from the end, split only that
+            end = len(joined) - 1 if joined.endswith(b"\n") else len(joined)  # a final break starts no line
+            cut = end
+            for _ in range(n):
+                cut = joined.rfind(b"\n", 0, cut)
+                if cut < 0:
+                    break
+            if (
+                cut >= 0
+            ):  # the line after the n-th break from the end is whole, even if the window's first is not
+                return joined[cut + 1 : end].split(b"\n")
+            lines_seen = joined.count(b"\n") + 1
+        else:
+            lines = joined.splitlines()
+            if len(lines) > n:
+                return lines[-n:]
+            lines_seen = len(lines)
         # Grow at least twofold, or to the size the window's mean line length says n + 1 lines need.
-        window = max(2 * window, window * (n + 2) // max(len(lines) - 1, 1))
+        window = max(2 * window, window * (n + 2) // max(lines_seen - 1, 1))
     return b"".join(chunks).splitlines()[-n:]
