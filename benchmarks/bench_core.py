@@ -42,7 +42,6 @@ in fresh processes:
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import sys
 import tempfile
@@ -51,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Goal, fresh, interleaved, parser, report
+from harness import ROOT, Goal, fresh, interleaved, parser, report
 
 STORES = """
 import json, statistics, sys, time
@@ -197,32 +196,7 @@ def cache_rss_goals(quick: bool) -> list[Goal]:
     ]
 
 
-_NUM = re.compile(r"FACT-(\d{4,})")
 FACTS = '["FACT-0001", "FACT-0002"]'
-
-
-def _reference_encode(ids: frozenset[str]) -> str:
-    """The encoding it replaced: a regex per id, a walk per run (the same bytes)."""
-    nums, other = [], []
-    for f in ids:
-        m = _NUM.fullmatch(f)
-        if m and f == f"FACT-{int(m.group(1)):04d}":
-            nums.append(int(m.group(1)))
-        else:
-            other.append(f)
-    items: list[str] = []
-    nums.sort()
-    i = 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        if j - i >= 2:
-            items.append(f"FACT-{nums[i]:04d}..FACT-{nums[j]:04d}")
-        else:
-            items.extend(f"FACT-{n:04d}" for n in nums[i : j + 1])
-        i = j + 1
-    return json.dumps(items + sorted(other), ensure_ascii=False, sort_keys=True, default=str)
 
 
 def facts_goals(quick: bool) -> list[Goal]:
@@ -230,6 +204,9 @@ def facts_goals(quick: bool) -> list[Goal]:
 
     from sim.trace import encode_facts
     from sim.tracefacts import FactFrames
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from facts_reference import reference_encode_facts as _reference_encode  # the encoder it replaced
 
     rng = random.Random(3)
     nums: set[int] = set()

@@ -3,6 +3,7 @@ reply, drawn insight rewriters, and the disk and memory trees agree."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nemsy_helpers import ingest_file, make, tick
 
 from sim.engine import Simulation
 from sim.text import extract_facts, fact_token
@@ -15,28 +16,7 @@ from systems.nemsy.model import (
     index_stems,
     load_wiki_context,
 )
-from systems.nemsy.policies import FactAnswerer, IngestResponder, InsightRewriter, responders, rewriters
-
-INDEX_HEAD = "---\nauto_generated: true\ntitle: Wiki 索引\n---\n\n# Nemsy Wiki 索引\n\n## 最近添加\n\n"
-
-
-def make(sim: Simulation | None = None, **kw) -> Nemsy:
-    sim = sim or Simulation(0)
-    kw.setdefault("responder", IngestResponder())
-    kw.setdefault("answerer", FactAnswerer())
-    kw.setdefault("rewriter", InsightRewriter())
-    return Nemsy(sim, **kw)
-
-
-def tick(n: Nemsy, seconds: float = 1.0) -> None:
-    n.sim.env.run(until=n.sim.now + seconds)
-
-
-def ingest_file(n: Nemsy, rel: str, text: str, **kw) -> str | None:
-    n.write_source(rel, text)
-    out = n.cli_ingest(rel, **kw)
-    tick(n)
-    return out[-1].page if out else None
+from systems.nemsy.policies import responders, rewriters
 
 
 @settings(max_examples=60, deadline=None)

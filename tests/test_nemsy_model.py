@@ -5,11 +5,14 @@ import json
 
 import pytest
 
+# -- vault and pages -------------------------------------------------------------------------------
+from nemsy_helpers import INDEX_HEAD, ingest_file, make, tick
+
 from sim.engine import Simulation
 from sim.faults import Crash, WriteFailed
 from sim.text import extract_facts
 from sim.variant import Variant
-from systems.nemsy import Message, Nemsy, parse_ingest_response
+from systems.nemsy import Message, parse_ingest_response
 from systems.nemsy.model import (
     CHAT_PAGES,
     EMPTY_HASH,
@@ -29,29 +32,7 @@ from systems.nemsy.model import (
 from systems.nemsy.policies import FactAnswerer, IngestResponder, InsightRewriter
 from systems.nemsy.state import FIX_DELETE_SYNC, FIX_LEDGER_FAILED
 
-INDEX_HEAD = "---\nauto_generated: true\ntitle: Wiki 索引\n---\n\n# Nemsy Wiki 索引\n\n## 最近添加\n\n"
 
-
-def make(sim: Simulation | None = None, **kw) -> Nemsy:
-    sim = sim or Simulation(0)
-    kw.setdefault("responder", IngestResponder())
-    kw.setdefault("answerer", FactAnswerer())
-    kw.setdefault("rewriter", InsightRewriter())
-    return Nemsy(sim, **kw)
-
-
-def tick(n: Nemsy, seconds: float = 1.0) -> None:
-    n.sim.env.run(until=n.sim.now + seconds)
-
-
-def ingest_file(n: Nemsy, rel: str, text: str, **kw) -> str | None:
-    n.write_source(rel, text)
-    out = n.cli_ingest(rel, **kw)
-    tick(n)
-    return out[-1].page if out else None
-
-
-# -- vault and pages -------------------------------------------------------------------------------
 def test_page_name_uses_agent_clock_date() -> None:
     """``sources/<san(stem)>-<YYYY-MM-DD>.md`` with the date from the agent clock (skew included)."""
     sim = Simulation(0, faults=["skew:nemsy=86400"])

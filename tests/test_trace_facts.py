@@ -28,6 +28,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 import pytest
+from facts_reference import reference_encode_facts
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -47,34 +48,6 @@ from sim.trace import (
 from sim.tracefacts import EMPTY, FactFrameReader, FactFrames, FactSet, delta_text, fact_number
 
 # -- a full set's list (a key frame): the same bytes as the plain encoding it replaced ---------------
-_NUM = re.compile(r"FACT-(\d{4,})")
-
-
-def reference_encode_facts(ids: set[str] | frozenset[str]) -> str:
-    """The encoding as first written (a regex per id, a walk per run): the specification of the bytes."""
-    nums: list[int] = []
-    other: list[str] = []
-    for f in ids:
-        m = _NUM.fullmatch(f)
-        if m and f == f"FACT-{int(m.group(1)):04d}":
-            nums.append(int(m.group(1)))
-        else:
-            other.append(f)
-    items: list[str] = []
-    nums.sort()
-    i = 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        if j - i >= 2:
-            items.append(f"FACT-{nums[i]:04d}..FACT-{nums[j]:04d}")
-        else:
-            items.extend(f"FACT-{n:04d}" for n in nums[i : j + 1])
-        i = j + 1
-    return json.dumps(items + sorted(other), ensure_ascii=False, sort_keys=True, default=str)
-
-
 ODD_IDS = [
     "FACT-00017",
     "FACT-017",
