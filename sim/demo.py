@@ -71,11 +71,13 @@ def run(
         )
         tasks = bench.tasks_for(bench.parse_designs(None), [8000, 32000, 128000], bench_seeds, bench_steps)
         bench_rows = bench.run_sweep(tasks, workers=workers, progress=False)
-        paths = bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
+        bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
         console.print(bench.render(bench.aggregate(bench_rows)))
         links.append(("benchmark", "bench/index.html", f"{len(bench_rows)} cells"))
         outputs.write_text(out / "index.html", report.render_index("memsim demo", links))
-    console.print(f"\nreport: {out / 'index.html'}")
-    for p in paths:
-        console.print(f"benchmark output: {p}", markup=False)
+        written = outputs.paths
+    console.print()
+    for p in written:
+        console.print(f"wrote {p}", markup=False)
+    console.print(f"report: {out / 'index.html'}", markup=False)  # last: the page that links the others
     return all(r.as_expected for r in rows)

@@ -29,3 +29,9 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     assert traces and all(t.with_suffix(".html").exists() for t in traces)
     assert (out / "index.html").exists() and (out / "claims.html").exists()
     assert not list(out.rglob(".*.partial-*"))
+    # README: it ends by printing the path of index.html; every file it wrote is listed, each once.
+    lines = proc.stdout.rstrip("\n").splitlines()
+    assert lines[-1] == f"report: {out / 'index.html'}"
+    listed = [line.removeprefix("wrote ") for line in lines if line.startswith("wrote ")]
+    on_disk = sorted(str(p) for p in out.rglob("*") if p.is_file())
+    assert sorted(listed) == on_disk
