@@ -84,10 +84,6 @@ class _Queue:
         self._seen: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def __bool__(self) -> bool:
-        with self._lock:
-            return bool(self._groups)
-
     def take(self) -> Group | None:
         """The next group, or None when none is left."""
         with self._lock:
