@@ -49,7 +49,7 @@ def _context(fork: bool = False) -> Any:
     process runs a single thread (a fork beside other threads can inherit a lock one of them holds). The
     caller forks before its first task, so the workers start with the imports and the encoding already
     loaded and with caches as empty as a fresh interpreter's (what :func:`run_shared
-    <sim.bench.executors.run_shared>` needs: a fresh worker spends half a second of a short sweep
+    <sim.bench.executors.run_shared>` needs: a fresh worker spends a few tenths of a second of a short sweep
     starting up)."""
     methods = multiprocessing.get_all_start_methods()
     if fork and sys.platform == "linux" and "fork" in methods and threading.active_count() == 1:

@@ -117,8 +117,8 @@ def run_shared(groups: list[Group], workers: int, idle: Callable[[], None] | Non
     workers are started *now*, when this is called, not when iteration begins: on Linux, while this
     process runs one thread, they are forks of it made before any cell ran (:func:`sim.pool.executor`),
     so they start with the imports and the encoding loaded and with empty caches, as a fresh interpreter
-    would but without its half second of start-up; elsewhere they are fresh interpreters. Call it before
-    starting a progress bar (a thread). A feeder thread hands a worker its next group as soon as it
+    would but without its start-up; elsewhere they are fresh interpreters. Call it before starting a
+    progress bar (a thread). A feeder thread hands a worker its next group as soon as it
     returns one, so no worker waits for this process to finish a cell, and none holds a queued group
     while another runs dry. On an error or Ctrl-C the pending groups are cancelled and the workers
     stopped at once.
