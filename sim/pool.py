@@ -91,6 +91,20 @@ def forking(pool: ProcessPoolExecutor) -> Iterator[None]:
 
 
 @contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Around a fork: this process's objects are moved out of the garbage collector's reach
+    (``gc.freeze``) for the fork, and back after it. A forked worker then never scans them: a collection
+    that did would write to every inherited object and copy the whole shared heap into the worker."""
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@contextmanager
 def quiet_children() -> Iterator[None]:
     """Start child processes inside this block with file descriptor 2 pointing at ``/dev/null``.
 

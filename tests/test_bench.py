@@ -1,6 +1,7 @@
 """The context-budget benchmark harness: metrics, the oracle bound, outputs, determinism, Dask."""
 
 import csv
+import dataclasses
 import json
 
 import pytest
@@ -109,6 +110,35 @@ def test_forked_workers_match_serial_in_a_fresh_process(tmp_path) -> None:
     assert result["used"] == (["fork"] if sys.platform == "linux" else result["used"])
 
 
+def test_plots_drawn_by_a_forked_helper_are_the_files_drawn_here(tmp_path) -> None:
+    """``write_outputs(workers=2)`` from a fresh, single-threaded process draws a plot in a fork (on Linux)
+    while it writes the tables, and every file is byte for byte what ``workers=1`` writes."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "import sim.pool as p\n"
+        "from sim import bench\n"
+        "used = []\n"
+        "orig = p._context\n"
+        "p._context = lambda fork=False: used.append(orig(fork).get_start_method()) or orig(fork)\n"
+        "rows = bench.run_sweep(bench.tasks_for(['oracle', 'nemsy'], [3000, 9000], 2, 16), progress=False)\n"
+        "bench.write_outputs(rows, __import__('pathlib').Path('one'))\n"
+        "bench.write_outputs(rows, __import__('pathlib').Path('two'), workers=2, html=True)\n"
+        "print(json.dumps(used))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+
+    assert json.loads(out.stdout) == (["fork"] if sys.platform == "linux" else json.loads(out.stdout))
+    one = {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()}
+    two = {p.name: p.read_bytes() for p in (tmp_path / "two").iterdir()}
+    assert set(two) == set(one) | {"index.html"} and len(one) == 6
+    assert all(two[name] == data for name, data in one.items())
+
+
 @pytest.mark.slow
 def test_dask_executor_matches_local() -> None:
     """The same sweep on a local Dask distributed cluster gives the same rows as the local run."""
@@ -151,20 +181,46 @@ def test_queue_learns_each_designs_cost_and_puts_the_costly_groups_first() -> No
 
 
 def test_cells_of_a_design_on_one_seed_stay_in_one_group() -> None:
-    """With too few seeds for the workers, groups split by design, never by window: a design's cells at
-    every window of a seed share one worker (and its token caches); every cell runs exactly once."""
-    from sim.bench.executors import group_tasks
+    """With too few seeds for the workers, the smallest seed splits by design, never by window: a design's
+    cells at every window of a seed share one process (and its token caches); the other seeds stay whole
+    (their workloads made once); every cell runs exactly once."""
+    from sim.bench.executors import group_tasks, work_estimate
 
-    tasks = bench.tasks_for(["oracle"], [3000, 9000, 27000], 3, 12)
-    tasks += bench.tasks_for([bench.DesignSpec("oracle2", "oracle")], [3000, 9000, 27000], 3, 12)
+    tasks = bench.tasks_for(["oracle"], [3000, 9000, 27000], 3, None)
+    tasks += bench.tasks_for([bench.DesignSpec("oracle2", "oracle")], [3000, 9000, 27000], 3, None)
 
     groups = group_tasks(tasks, workers=2)
 
     assert sorted(i for g in groups for i in g) == list(range(len(tasks)))
-    assert len(groups) == 6
-    for g in groups:
+    seed_size = {s: sum(work_estimate(t) for t in tasks if t.seed == s) for s in range(3)}
+    smallest = min(seed_size, key=seed_size.__getitem__)
+    split = [g for g in groups if len({tasks[i].seed for i in g}) == 1 and len(g) == 3]
+    assert len(groups) == 4 and len(split) == 2
+    for g in split:
         assert len({(tasks[i].seed, tasks[i].design) for i in g}) == 1
+        assert {tasks[i].seed for i in g} == {smallest}
         assert {tasks[i].budget for i in g} == {3000, 9000, 27000}
+    for g in groups:
+        if g not in split:
+            assert len(g) == 6 and len({tasks[i].seed for i in g}) == 1
+
+
+def test_a_seed_over_one_workers_share_is_split_and_enough_seeds_stay_whole() -> None:
+    """A seed with more than 1/workers of the estimated work is split by design (one process could not
+    finish it in time); with at least two seeds per worker none is split."""
+    from sim.bench.executors import group_tasks
+
+    long = bench.tasks_for(["oracle", "nemsy"], [3000, 9000], 1, 400)
+    tasks = long + [dataclasses.replace(t, seed=s, steps=12) for s in (1, 2, 3) for t in long]
+    groups = group_tasks(tasks, workers=2)
+    assert [len(g) for g in groups] == [2, 2, 4, 4, 4]
+    assert [{tasks[i].seed for i in g} for g in groups[:2]] == [{0}, {0}]
+    assert sorted(tasks[g[0]].seed for g in groups[2:]) == [1, 2, 3]
+    assert all(len({tasks[i].seed for i in g}) == 1 for g in groups[2:])
+    assert {tasks[i].design for i in groups[0]} != {tasks[i].design for i in groups[1]}
+
+    many = bench.tasks_for(["oracle", "nemsy"], [3000], 4, 12)
+    assert sorted(map(sorted, group_tasks(many, workers=2))) == [[0, 1], [2, 3], [4, 5], [6, 7]]
 
 
 def test_groups_are_ordered_largest_first() -> None:

@@ -345,3 +345,44 @@ def test_process_help_and_bad_seed(tmp_path: Path) -> None:
         assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("memsim: error: ")
     assert "unknown scenario 'no-such-scenario'" in unknown.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_finished_command_still_runs_exit_hooks_and_flushes_stdout(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A command that finished leaves without the interpreter's teardown (``sim.cli._leave``), yet every
+    exit hook runs, stdout arrives whole (as in-process) and the exit code is the command's."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: open('hook-ran', 'w').close())\n"
+        "sys.argv = ['memsim', 'doc', 'knobs']\n"
+        "from sim.cli import main\n"
+        "main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    with pytest.raises(SystemExit) as exit_:
+        main(["doc", "knobs"])
+    here = capsys.readouterr().out
+
+    assert (proc.returncode, exit_.value.code) == (0, 0), proc.stderr
+    assert proc.stdout == here and len(here) > 1000
+    assert (tmp_path / "hook-ran").exists()
+
+
+def test_leaving_early_waits_for_no_thread() -> None:
+    """With another thread running, ``_leave`` does not end the process: it returns, and the caller exits
+    the usual way (joining what must be joined)."""
+    import threading
+
+    from sim import cli
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert cli._leave(0) is None
+    finally:
+        release.set()
+        other.join()

@@ -6,14 +6,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from sim.bench.plots import PLOTS as PLOT_FILES
 from sim.errors import UsageError
 
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
 #: The most windows one sweep may list.
 MAX_BUDGETS = 32
-#: The files a sweep writes into --out (sim.bench.outputs, sim.bench.plots).
+#: The files a sweep writes into --out (sim.bench.outputs; the plots: sim.bench.plots.PLOTS).
 OUTPUT_FILES = ("results.db", "results.csv", "aggregate.csv")
-PLOT_FILES = ("tokens_over_time.png", "recall_vs_budget.png", "overflow_vs_budget.png")
 
 
 def parse_budgets(text: str) -> list[int]:
@@ -37,6 +37,18 @@ def parse_budgets(text: str) -> list[int]:
     if len(set(out)) != len(out):
         raise UsageError("--budgets lists a window twice")
     return out
+
+
+def _prepare() -> None:
+    """What writing the outputs imports (run beside the workers' first cells with ``--workers N``)."""
+    import sqlite_utils  # noqa: F401
+
+
+def _prepare_plots() -> None:
+    from sim.bench.plots import preload
+
+    _prepare()
+    preload()
 
 
 def run_cli(
@@ -84,14 +96,12 @@ def run_cli(
         workload_file = str(workload.resolve())
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
     tasks = tasks_for(specs, bl, seeds, steps, workload_file)
-    from sim.bench.plots import preload
-
-    idle = preload if plots else None  # plotting's imports while the last worker finishes
+    aside = _prepare_plots if plots else _prepare  # the output phase's imports, beside the workers' cells
     rows = run_sweep(
-        tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress, idle=idle
+        tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress, aside=aside
     )
     with outputs.transaction():
-        paths = write_outputs(rows, out, plots, outputs=outputs, html=html)
+        paths = write_outputs(rows, out, plots, outputs=outputs, html=html, workers=workers)
     report_console(240).print(render(aggregate(rows)))
     for p in paths:
         print(f"wrote {p}")

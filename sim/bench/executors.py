@@ -1,12 +1,13 @@
 """Where a sweep's cells run: in this process, in local worker processes, or on a Dask cluster.
 
-Cells are grouped by seed, and split by (seed, design) when that gives the workers too few groups; each group
-runs in one process, largest first. ``--workers N`` is this process plus N - 1 fresh worker processes
-(:func:`run_shared`; on Linux, forks of this one made before any cell runs), each taking the next group when
-it is free. A design's cells at the windows of one seed share most of their texts (the same messages, pages
-and logs), so they stay together and a process counts each text once; the cells of other designs share little
-but the workload, which a process generates once per seed (:func:`sim.workload.shared_workload`). Splitting by
-window instead cost 65% more CPU on the default sweep (each worker re-counted the same design's texts).
+Cells are grouped by seed, and a seed is split by (seed, design) only when the workers would otherwise have
+too few groups or one too big (:func:`group_tasks`); each group runs in one process, largest first.
+``--workers N`` is this process plus N - 1 fresh worker processes (:func:`run_shared`; on Linux, forks of
+this one made before any cell runs), each taking the next group when it is free. A seed's cells share its
+workload, which a process generates once per seed (:func:`sim.workload.shared_workload`), and a design's
+cells at the windows of one seed share most of their texts (the same messages, pages and logs), so they stay
+together and a process counts each text once. Splitting by window instead cost 65% more CPU on the default
+sweep (each worker re-counted the same design's texts); splitting every seed by design, 8%.
 Workers hold only what their own cells put in their caches (:mod:`sim.pool`), and Ctrl-C cancels what is
 pending and stops the workers at once; a local Dask cluster's workers are killed rather than closed
 gracefully, start with their stderr on ``/dev/null`` (:func:`sim.pool.quiet_children`) and keep their scratch
@@ -32,19 +33,40 @@ from sim.errors import UsageError
 
 
 def group_tasks(tasks: list[Task], workers: int) -> list[list[int]]:
-    """Task indices grouped by seed, split by (seed, design) when that gives the workers too few groups;
-    largest estimated work first (:func:`work_estimate`), so the last groups to finish are small."""
+    """Task indices grouped by seed, largest estimated work first (:func:`work_estimate`).
+
+    A seed's cells share its workload and many of its texts, so a whole seed is the cheapest group. With
+    too few groups for the workers (fewer than two each) or a seed too big for one worker's share, seeds
+    are split by (seed, design), never by window, one at a time: the largest while one is over a
+    worker's share, else the smallest. The whole seeds keep the workers busy and the small pieces of the
+    split ones balance the end, while only the split seeds' workloads and shared texts are made in more
+    than one process (on the default sweep, 3 seeds on 2 workers: the smallest seed is split, and the
+    CPU the grouping costs fell from 8% to about 1%)."""
+    cost = {i: work_estimate(t) for i, t in enumerate(tasks)}
     by_seed: dict[int, list[int]] = {}
     for i, t in enumerate(tasks):
         by_seed.setdefault(t.seed, []).append(i)
-    groups = list(by_seed.values())
-    if len(groups) < 2 * workers:
-        finer: dict[tuple[int, str], list[int]] = {}
-        for i, t in enumerate(tasks):
-            finer.setdefault((t.seed, t.design), []).append(i)
-        groups = list(finer.values())
-    cost = {i: work_estimate(tasks[i]) for g in groups for i in g}
-    return sorted(groups, key=lambda g: -sum(cost[i] for i in g))  # stable: ties keep task order
+    whole = dict(by_seed)
+    pieces: list[list[int]] = []
+    total = sum(cost.values())
+
+    def size(g: list[int]) -> float:
+        return sum(cost[i] for i in g)
+
+    while whole and workers > 1:
+        biggest = max(whole, key=lambda s: (size(whole[s]), -s))
+        if size(whole[biggest]) > total / workers:
+            seed = biggest
+        elif len(whole) + len(pieces) < 2 * workers:
+            seed = min(whole, key=lambda s: (size(whole[s]), -s))
+        else:
+            break
+        finer: dict[str, list[int]] = {}
+        for i in whole.pop(seed):
+            finer.setdefault(tasks[i].design, []).append(i)
+        pieces += finer.values()
+    groups = sorted(whole.values(), key=min) + pieces
+    return sorted(groups, key=lambda g: -size(g))  # stable: ties keep task order
 
 
 def work_estimate(task: Task) -> float:
@@ -109,7 +131,7 @@ class _Queue:
             self._groups.sort(key=cost, reverse=True)  # stable: ties keep their order
 
 
-def run_shared(groups: list[Group], workers: int, idle: Callable[[], None] | None = None) -> _Shared:
+def run_shared(groups: list[Group], workers: int, aside: Callable[[], None] | None = None) -> _Shared:
     """Run *groups* (largest first) in this process and ``workers - 1`` worker processes; each takes the
     next group the moment it is free. Yields ``(task index, row)`` as cells finish.
 
@@ -132,13 +154,13 @@ def run_shared(groups: list[Group], workers: int, idle: Callable[[], None] | Non
     running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
     try:
         # With fork, every worker starts at the first submit, from this thread, signals held meanwhile.
-        with procs.forking(ex), procs.quiet_children():
+        with procs.forking(ex), procs.quiet_children(), procs.frozen_heap():
             while len(running) < workers - 1 and (g := todo.take()) is not None:
                 running.add(ex.submit(_run_group, g))
     except BaseException:
         procs.terminate(ex, running)
         raise
-    return _Shared(_drive(ex, todo, running, workers, idle), ex)
+    return _Shared(_drive(ex, todo, running, workers, aside), ex)
 
 
 class _Shared:
@@ -168,7 +190,7 @@ def _drive(
     todo: _Queue,
     running: set[Future[list[tuple[int, dict[str, Any]]]]],
     workers: int,
-    idle: Callable[[], None] | None,
+    aside: Callable[[], None] | None,
 ) -> Generator[tuple[int, dict[str, Any]], None, None]:
     """The rest of :func:`run_shared`: this process's share of the groups, and the workers' rows."""
     import queue
@@ -220,14 +242,14 @@ def _drive(
     feeder = threading.Thread(target=feed, name="bench-feeder", daemon=True)
     try:
         feeder.start()
+        if aside is not None:
+            aside()  # the caller's own work, while the workers run cells: the queue gives them more
         while (g := take()) is not None:
             for i, t in g:
                 row = run_task(t)
                 todo.learn(i, row)
                 yield i, row
                 yield from drain(block=False)
-        if idle is not None and not ended:
-            idle()  # nothing left for this process while a worker still runs: the caller's own work
         yield from drain(block=True)
     except BaseException:
         stop.set()
@@ -246,17 +268,18 @@ def run_sweep(
     executor: str = "local",
     scheduler: str | None = None,
     progress: bool = True,
-    idle: Callable[[], None] | None = None,
+    aside: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run *tasks* locally (processes) or on Dask; rows in task order, with relative recall set. With
-    local workers, *idle* is called (once) when this process has no group left while a worker still runs
-    (``memsim bench`` loads its plotting library then)."""
+    local workers, *aside* is called once in this process as the workers start, before it takes its first
+    group: work of the caller's own that then runs beside the workers' cells instead of after them, the
+    queue handing the workers more groups meanwhile (``memsim bench`` loads its plotting library then)."""
     from sim.progress import progress_bar
 
     results: dict[int, dict[str, Any]] = {}
     shared = None
     if executor != "dask" and workers > 1:  # the workers start before the progress bar's thread does
-        shared = run_shared([[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)], workers, idle)
+        shared = run_shared([[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers)], workers, aside)
     with (
         closing(shared) if shared is not None else nullcontext(),
         progress_bar("bench", len(tasks), enabled=progress) as (bar, job),

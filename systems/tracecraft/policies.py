@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from hypothesis import strategies as st
+if TYPE_CHECKING:  # imported where used: the benchmark's adapter needs SaveFacts, not Hypothesis (60 ms)
+    from hypothesis import strategies as st
 
 
 @dataclass
@@ -36,10 +38,14 @@ class Cadence:
 
 def cadences() -> st.SearchStrategy[Cadence]:
     """Hypothesis strategy of agent cadences (seconds)."""
+    from hypothesis import strategies as st
+
     seconds = st.sampled_from([1.0, 2.0, 5.0, 15.0, 60.0])
     return st.builds(Cadence, send_s=seconds, read_s=seconds, flush_s=seconds)
 
 
 def savers(rng: random.Random) -> st.SearchStrategy[SaveFacts]:
     """Hypothesis strategy of savers over *rng* (lossiness 0 to 0.5, as the benchmark draws)."""
+    from hypothesis import strategies as st
+
     return st.sampled_from([0.0, 0.25, 0.5]).map(lambda p: SaveFacts(p, rng))
