@@ -4,8 +4,7 @@ Each ``benchmarks/bench_*.py`` measures goals as **ratios against a floor or a f
 same run** (so the numbers compare across machines), each configuration in a **fresh process**
 (:func:`fresh`: no cache warmed by another configuration), and reports them as :class:`Goal` rows:
 
-    Goal("mb.loop", "MerchantBench loop vs its floor", value=0.41, target=">= 1/3", ok=True,
-         detail="0.073 s vs 0.030 s (median of 5)")
+    Goal.of("mb.loop", "MerchantBench loop vs its floor", 0.41, ">= 1/3", "0.073 s vs 0.030 s (median of 5)")
 
 :func:`report` prints the rows as a table and, with ``--json FILE``, writes them for
 ``benchmarks/run_all.py``, which runs every script and generates ``docs/benchmarks.md`` (the table, the
@@ -16,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import operator
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -31,9 +32,32 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: A target the harness can check: a comparison and a number (``>= 1/3``, ``<= 1.25``, ``< 1,024 KB``),
+#: then anything (its unit, a remark); ``(reported)`` has none and is always met.
+_TARGET = re.compile(r"\s*(>=|<=|>|<)\s*(\d[\d,]*(?:\.\d+)?)(?:/(\d+))?")
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+}  # fmt: skip
+
+
+def meets(value: float, target: str) -> bool:
+    """Whether *value* meets *target* as written (``">= 1/3"``: at least one third); ``"(reported)"``
+    is met by any value. A target of another form is an error: say how it is met with ``Goal(ok=...)``."""
+    if target == "(reported)":
+        return True
+    m = _TARGET.match(target)
+    if m is None:
+        raise ValueError(f"target {target!r} is not a comparison with a number")
+    bound = float(m[2].replace(",", "")) / (int(m[3]) if m[3] else 1)
+    return _COMPARE[m[1]](value, bound)
+
+
 @dataclass
 class Goal:
-    """One measured goal: the ratio (or figure) beside its target and what it was measured against."""
+    """One measured goal: the ratio (or figure) beside its target and what it was measured against.
+
+    Build it with :meth:`of`, which checks the value against the target as written, so the two cannot
+    disagree; ``Goal(..., ok=...)`` directly only for a target that is not a comparison (``32/960``)."""
 
     key: str
     goal: str
@@ -43,6 +67,23 @@ class Goal:
     detail: str = ""
     unit: str = "x"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        key: str,
+        goal: str,
+        value: float,
+        target: str,
+        detail: str = "",
+        *,
+        also: bool = True,
+        unit: str = "x",
+        extra: dict[str, Any] | None = None,
+    ) -> Goal:
+        """The goal *key*, met when *value* meets *target* (:func:`meets`) and *also* holds (a condition
+        the figure alone does not show: the rows were identical, nothing was kept)."""
+        return cls(key, goal, value, target, meets(value, target) and also, detail, unit, extra or {})
 
 
 def fresh(code: str, *args: str, timeout: float = 3600) -> Any:

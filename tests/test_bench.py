@@ -331,3 +331,20 @@ def test_run_all_reports_every_script_and_a_failed_one_as_a_row(tmp_path) -> Non
     assert "(`silent.failed`)" in page and "exited 0 but wrote no --json file" in page
     assert "1 of 1 goals met; 2 script(s) did not report (bench_broken.py, bench_silent.py)." in page
     assert "Machine: " in page and "CPUs" in page
+
+
+def test_a_benchmark_goal_is_met_as_its_target_reads() -> None:
+    """``Goal.of`` checks the value against the target text itself (``>= 1/3`` is one third, not 0.33),
+    so the table's target and its yes/no cannot disagree; a target it cannot read is an error."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from harness import Goal, meets
+
+    assert meets(0.334, ">= 1/3") and not meets(0.333, ">= 1/3")
+    assert meets(1023.9, "< 1,024 KB") and not meets(1024, "< 1,024 KB, flat")
+    assert meets(1.25, "<= 1.25") and not meets(0, "> 0") and meets(-5, "(reported)")
+    assert Goal.of("k", "g", 2.0, ">= 1.8x").ok and not Goal.of("k", "g", 2.0, ">= 1.8x", also=False).ok
+    with pytest.raises(ValueError, match="not a comparison"):
+        meets(1, "32/960")
