@@ -21,7 +21,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -132,12 +132,21 @@ def executor(workers: int, *, fork: bool = False) -> ProcessPoolExecutor:
 
 
 def terminate(pool: ProcessPoolExecutor, pending: Iterable[Future[Any]] = ()) -> None:
-    """Cancel *pending* and stop *pool*'s workers now, without waiting for their current task."""
+    """Cancel *pending* and stop *pool*'s workers now, without waiting for their current task.
+
+    A worker stopped while it was sending a result (a sweep group's rows outgrow a pipe's buffer) leaves
+    the pool's reader thread waiting for the rest of that message for ever, and this process's exit
+    joining the thread. The stopped workers' ends of the result pipe close as they die; closing this
+    process's own copy, which it never writes to, lets the reader see the end of the pipe and stop."""
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # shutdown() drops the queue
     for fut in pending:
         fut.cancel()
-    for proc in list(getattr(pool, "_processes", {}).values()):
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
         proc.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
+    if writer is not None:
+        with suppress(OSError):
+            writer.close()
 
 
 def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:

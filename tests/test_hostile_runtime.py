@@ -596,3 +596,48 @@ def test_staged_directory_replaces_the_old_one_only_on_commit(tmp_path: Path) ->
     committed.commit()
     assert [p.name for p in final.iterdir()] == ["new"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run-root"]
+
+
+_POOL = None  # the pool of the test below, for its forked worker
+
+
+def _send_half_a_result(ready_fd: int) -> None:
+    """In a forked worker: start a 1 MiB result message on the pool's result pipe, write a few bytes of it,
+    say so on *ready_fd*, and wait to be stopped (as a worker stopped mid-send leaves the pipe)."""
+    import struct
+
+    assert _POOL is not None
+    os.write(_POOL._result_queue._writer.fileno(), struct.pack("!i", 1 << 20) + b"the first bytes")
+    os.write(ready_fd, b"x")
+    signal.pause()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the worker reaches its pool through a fork")
+def test_a_worker_stopped_mid_result_does_not_hang_its_pool() -> None:
+    """``sim.pool.terminate`` on a worker stopped half-way through sending its result: the pool's reader
+    thread, waiting for the rest of the message, sees the end of the pipe and stops (it waited for ever,
+    and so did the process's exit: a Ctrl-C at the end of ``memsim bench --workers 2`` hung)."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    from sim import pool as procs
+
+    global _POOL
+    ready_r, ready_w = os.pipe()
+    _POOL = pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        pool.submit(_send_half_a_result, ready_w)
+        assert os.read(ready_r, 1) == b"x"  # the half message is in the pipe
+        reader: threading.Thread = pool._executor_manager_thread
+
+        procs.terminate(pool)
+        reader.join(timeout=60)  # a hang guard, not a timing: it ends or never does
+
+        assert not reader.is_alive()
+    finally:
+        if pool._executor_manager_thread is not None and pool._executor_manager_thread.is_alive():
+            pool._result_queue._writer.close()  # what the fix does: let this test's process exit
+        _POOL = None
+        os.close(ready_r)
+        os.close(ready_w)

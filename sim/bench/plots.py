@@ -141,7 +141,15 @@ def _against_budget(plt: Any, rows: list[dict[str, Any]], agg: list[dict[str, An
     return fig
 
 
-def _render_all(rows: list[dict[str, Any]], agg: list[dict[str, Any]], names: list[str]) -> dict[str, bytes]:
+#: The helper's work: set just before the fork that starts it, so the helper inherits the rows instead of
+#: reading them from a pipe (a pickled sweep outgrows a pipe's buffer, and a helper stopped before reading
+#: it left this process's queue thread blocked on the write, and its exit hung).
+_JOB: tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]] | None = None
+
+
+def _render_job() -> dict[str, bytes]:
+    assert _JOB is not None, "the helper runs in a fork made while _JOB was set"
+    rows, agg, names = _JOB
     return {name: render(rows, agg, name) for name in names}
 
 
@@ -149,8 +157,8 @@ class Plotter:
     """The plots of one sweep, drawn here or, with *workers* > 1, partly in a forked helper process while
     this one writes the tables (:func:`sim.bench.outputs.write_outputs`).
 
-    :meth:`start` hands :data:`AWAY` to the helper, a fork of this process made at once (it has the
-    rows and the warmed-up matplotlib already, and sends back only PNG bytes); :meth:`finish` draws the
+    :meth:`start` hands :data:`AWAY` to the helper, a fork of this process made at once (it inherits the
+    rows and the warmed-up matplotlib, and sends back only PNG bytes); :meth:`finish` draws the
     rest here and collects the helper's. Without a safe fork (another thread running, not Linux: see
     :func:`sim.pool.executor`) or with one worker, everything is drawn here, in order. The bytes are the
     same either way. On an error or Ctrl-C the helper is stopped at once (:meth:`stop`)."""
@@ -172,10 +180,15 @@ class Plotter:
         if not procs.forks(ex):  # a fresh interpreter would spend longer importing than it saves
             ex.shutdown(wait=False)
             return
+        global _JOB
         away = [AWAY]
         self._pool = ex
-        with procs.forking(ex), procs.quiet_children(), procs.frozen_heap():
-            self._future = ex.submit(_render_all, self.rows, self.agg, away)
+        _JOB = (self.rows, self.agg, away)
+        try:
+            with procs.forking(ex), procs.quiet_children(), procs.frozen_heap():
+                self._future = ex.submit(_render_job)  # forks here: the helper has _JOB
+        finally:
+            _JOB = None
         self._here = [n for n in PLOTS if n not in away]
 
     def finish(self, out: Path, outputs: Outputs) -> list[Path]:
