@@ -54,7 +54,7 @@ def _context(fork: bool = False) -> Any:
     methods = multiprocessing.get_all_start_methods()
     if fork and sys.platform == "linux" and "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
-    # multiprocessing names it TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX
+    # multiprocessing names it TMPDIR/pymp-<8 random characters>/listener-<8 random characters>
     socket_path = len(os.fsencode(tempfile.gettempdir())) + len("/pymp-xxxxxxxx/listener-xxxxxxxx")
     if "forkserver" in methods and socket_path < _SUN_PATH_MAX:
         return multiprocessing.get_context("forkserver")
