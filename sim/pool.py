@@ -72,36 +72,29 @@ def forks(pool: ProcessPoolExecutor) -> bool:
 
 @contextmanager
 def forking(pool: ProcessPoolExecutor) -> Iterator[None]:
-    """Around the ``submit`` that forks *pool*'s workers: Ctrl-C and SIGTERM wait until it is over.
+    """Around the ``submit`` that forks *pool*'s workers: Ctrl-C and SIGTERM wait until it is over, and
+    this process's objects are out of the garbage collector's reach meanwhile.
 
     A fork starts with this process's signal handlers, so a Ctrl-C in the moment before the worker's
     initializer ignores it would kill the worker half-started (or, with SIGTERM, run this process's
     cleanup in the worker). Blocked across the fork, a signal stays pending: the worker's initializer
     discards it (SIGINT) or dies of it (SIGTERM), and this process takes it at the end of the block, at a
-    point where its caller can stop the pool. Without fork this does nothing (a blocked mask would
-    outlive ``exec`` in a fork server)."""
+    point where its caller can stop the pool. The heap is frozen (``gc.freeze``) for the fork and thawed
+    after it here, so a worker's collector never scans what it inherited: a collection that did would
+    write to every inherited object and copy the whole shared heap into the worker. Without fork this
+    does nothing (a blocked mask would outlive ``exec`` in a fork server)."""
     if not forks(pool):
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-@contextmanager
-def frozen_heap() -> Iterator[None]:
-    """Around a fork: this process's objects are moved out of the garbage collector's reach
-    (``gc.freeze``) for the fork, and back after it. A forked worker then never scans them: a collection
-    that did would write to every inherited object and copy the whole shared heap into the worker."""
     import gc
 
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     gc.freeze()
     try:
         yield
     finally:
         gc.unfreeze()
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextmanager

@@ -114,6 +114,18 @@ def test_short_runs_stay_ids(n: int) -> None:
 ODD = [f for f in ODD_IDS if ".." not in f]
 BASES = [0, 1, 9_990, 99_995, 10**8, 10**30]  # ids of any width: FACT-0000 ... FACT-1000...0 (31 digits)
 SYSTEMS, AGENTS, ROUTES = ["mb", "rsi"], ["", "actor", "critic"], ["react.hop", "wiki.query"]
+
+
+def stream_keys(least: int, most: int) -> st.SearchStrategy[list[tuple[str, str, str]]]:
+    """Distinct ``(system, agent, route)`` stream keys, *least* to *most* of them."""
+    return st.lists(
+        st.tuples(st.sampled_from(SYSTEMS), st.sampled_from(AGENTS), st.sampled_from(ROUTES)),
+        min_size=least,
+        max_size=most,
+        unique=True,
+    )
+
+
 MOVES = ["grow", "grow", "grow", "same", "drop", "cut", "old", "odd", "new", "empty"]
 
 
@@ -134,14 +146,7 @@ def fact_sets(draw: st.DrawFn, base: int | None = None) -> set[str]:
 @st.composite
 def histories(draw: st.DrawFn) -> list[tuple[tuple[str, str, str], set[str]]]:
     """Requests of several interleaved streams, each stream's set moved request by request."""
-    streams = draw(
-        st.lists(
-            st.tuples(st.sampled_from(SYSTEMS), st.sampled_from(AGENTS), st.sampled_from(ROUTES)),
-            min_size=1,
-            max_size=4,
-            unique=True,
-        )
-    )
+    streams = draw(stream_keys(1, 4))
     base = draw(st.sampled_from(BASES))
     current: dict[tuple[str, str, str], set[int]] = {s: set() for s in streams}
     odd: dict[tuple[str, str, str], set[str]] = {s: set() for s in streams}
@@ -371,14 +376,7 @@ Program = tuple[list[tuple[str, str, str]], int, list[tuple[int, str, int, int]]
 def programs(draw: st.DrawFn) -> Program:
     """Streams, an id base and segments ``(stream index, move, repeat, seed)``: short histories and long
     runs of one move (up to 300 requests of a stream in a row), interleaved."""
-    streams = draw(
-        st.lists(
-            st.tuples(st.sampled_from(SYSTEMS), st.sampled_from(AGENTS), st.sampled_from(ROUTES)),
-            min_size=2,
-            max_size=5,
-            unique=True,
-        )
-    )
+    streams = draw(stream_keys(2, 5))
     segments = st.tuples(
         st.integers(0, len(streams) - 1),
         st.sampled_from(LONG_MOVES),

@@ -48,7 +48,7 @@ def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path)
         db.table("results").insert_all([{k: r.get(k) for k in COLUMNS} for r in rows])
         db.table("series").create(SERIES)
         db.conn.executemany(
-            'INSERT INTO "series" VALUES (?, ?, ?, ?, ?, ?)',
+            f'INSERT INTO "series" VALUES ({", ".join("?" * len(SERIES))})',
             ((r["design"], r["budget"], r["seed"], s[0], s[1], s[2]) for r in rows for s in r["series"]),
         )
         db.table("aggregate").insert_all(agg)

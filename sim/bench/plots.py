@@ -36,7 +36,7 @@ def style(label: str) -> dict[str, Any]:
     return {"color": colour(label), "ls": "--" if ":" in label else "-"}
 
 
-#: The plots, in the order they are written: file name and what it draws.
+#: The plots' file names, in the order they are written.
 PLOTS = ("tokens_over_time.png", "recall_vs_budget.png", "overflow_vs_budget.png")
 #: The plot a helper draws with ``--workers N``: the largest of the three. Drawn away it left the default
 #: sweep's output phase 0.28 s; the two budget plots away, 0.32 s.
@@ -48,7 +48,7 @@ _BUDGET_PLOTS = {
 
 
 def _pyplot() -> Any:
-    """matplotlib's pyplot on the Agg backend, or None (said once) when the plot extra is missing."""
+    """matplotlib's pyplot on the Agg backend, or None when the plot extra is missing."""
     try:
         import matplotlib
 
@@ -185,7 +185,7 @@ class Plotter:
         self._pool = ex
         _JOB = (self.rows, self.agg, away)
         try:
-            with procs.forking(ex), procs.quiet_children(), procs.frozen_heap():
+            with procs.forking(ex), procs.quiet_children():
                 self._future = ex.submit(_render_job)  # forks here: the helper has _JOB
         finally:
             _JOB = None
