@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from hostile_box import (
@@ -28,12 +27,6 @@ from hostile_box import (
     trace_of_toy,
     write,
 )
-
-
-@pytest.fixture
-def box(tmp_path: Path) -> Sandbox:
-    return Sandbox(tmp_path)
-
 
 # Each case: a setup that returns the argument list (it may create files in the sandbox), and the
 # fragments the one error line must contain. Cases run with the toy script, a scenario file, a trace

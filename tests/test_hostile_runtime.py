@@ -38,11 +38,6 @@ from hostile_box import (
 )
 
 
-@pytest.fixture
-def box(tmp_path: Path) -> Sandbox:
-    return Sandbox(tmp_path)
-
-
 # -- exit code 130 and kill -9: no partial output survives ------------------------------------------------
 def descendants(pid: int) -> list[int]:
     """The processes below *pid* (Linux /proc)."""
