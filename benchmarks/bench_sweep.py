@@ -12,6 +12,12 @@ token caches the 1-worker run had filled, which printed 2.17x), interleaved over
   2 against 1. With 2 the plotting imports run beside the first cells and one plot is drawn in a fork
   beside the tables, but the command's own imports and the rest of the output phase stay serial, so
   this ratio is below the sweep's.
+
+Both rows also print the CPU every process of each configuration spent (``RUSAGE_SELF`` and
+``RUSAGE_CHILDREN``): what 2 workers spend beyond 1, the least time that CPU takes on 2 cores, and how
+long a core idles (twice the wall time less the CPU) while only one process can work: the start-up before
+the fork, the command's output phase, the last group. With the extra CPU, that is what keeps the ratios
+below 2x.
 * ``sweep.split_cost``: the CPU the grouping itself costs: the default sweep's cells run group by group
   (the groups 2 workers get) with every per-process cache emptied between groups (token counts, fact
   sets, workloads: the worst case, a fresh worker per group) against all cells in one process. Splitting
@@ -42,10 +48,13 @@ from sim import bench
 tasks = bench.tasks_for(bench.parse_designs(None), [8000, 32000, 128000], int(sys.argv[2]), None)
 rows = bench.run_sweep(tasks, workers=int(sys.argv[1]), progress=False)
 seconds = time.perf_counter() - t0
+import resource
+cpu = sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF,
+                                                                     resource.RUSAGE_CHILDREN)))
 for r in rows:
     r.pop("seconds")
 digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
-print(json.dumps({"seconds": seconds, "rows": digest, "cells": len(rows)}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "rows": digest, "cells": len(rows)}))
 """
 
 SPLIT = """
@@ -84,6 +93,17 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "steps": row["steps"], "r
 """
 
 
+def _cpu(cpu: dict[int, float], two: float, serial: str) -> str:
+    """Where 2 workers' time goes, from the CPU of every process of each configuration: what they spend
+    beyond 1 worker (each process counts for itself the texts and workloads its cells share with the
+    other's, and warms its own caches), the least time that CPU takes on 2 cores, and how long a core
+    idles (``2 * wall - CPU``: the work *serial* names, which only one process can do)."""
+    return (
+        f"CPU {cpu[1]:.2f} s with 1 worker, {cpu[2]:.2f} s with 2 ({cpu[2] / cpu[1] - 1:+.1%}), at least "
+        f"{cpu[2] / 2:.2f} s on 2 cores; a core idles {2 * two - cpu[2]:.2f} s ({serial})"
+    )
+
+
 def sweep_goals(rounds: int, seeds: int) -> list[Goal]:
     runs = fresh_rounds({w: (lambda w=w: fresh(SWEEP, str(w), str(seeds))) for w in (1, 2)}, rounds)
     one, two = (median([r["seconds"] for r in runs[w]]) for w in (1, 2))
@@ -102,15 +122,17 @@ def sweep_goals(rounds: int, seeds: int) -> list[Goal]:
             },
             rounds,
         )
-    c1, c2 = median(cmd[1]), median(cmd[2])
+    c1, c2 = (median([r[0] for r in cmd[w]]) for w in (1, 2))
+    cpu = {w: median([r["cpu"] for r in runs[w]]) for w in (1, 2)}
+    cmd_cpu = {w: median([r[1] for r in cmd[w]]) for w in (1, 2)}
     return [
         Goal.of(
             "sweep.workers",
             f"default sweep ({n} cells), 2 workers vs 1",
             one / two,
             ">= 1.8x",
-            f"1 worker {one:.2f} s, 2 workers {two:.2f} s, fresh processes, median of {rounds}; rows "
-            f"identical: {same}",
+            f"1 worker {one:.2f} s, 2 workers {two:.2f} s, fresh processes, median of {rounds}; "
+            f"{_cpu(cpu, two, 'start-up before the fork, the last group')}; rows identical: {same}",
             also=same,
         ),
         Goal.of(
@@ -118,7 +140,8 @@ def sweep_goals(rounds: int, seeds: int) -> list[Goal]:
             "`memsim bench` command, 2 workers vs 1",
             c1 / c2,
             ">= 1.8x",
-            f"1 worker {c1:.2f} s, 2 workers {c2:.2f} s, with its outputs and plots, median of {rounds}",
+            f"1 worker {c1:.2f} s, 2 workers {c2:.2f} s, with its outputs and plots, median of {rounds}; "
+            f"{_cpu(cmd_cpu, c2, 'start-up before the fork, the output phase, the last group')}",
         ),
     ]
 

@@ -19,6 +19,7 @@ import operator
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -111,18 +112,22 @@ def fresh(code: str, *args: str, timeout: float = 3600) -> Any:
     return value
 
 
-def command_time(argv: Sequence[str], *, timeout: float = 3600) -> float:
-    """Wall seconds of running *argv* as a fresh process from the repository root (output discarded); a
-    failing command raises :class:`RuntimeError` with its last stderr lines."""
+def command_time(argv: Sequence[str], *, timeout: float = 3600) -> tuple[float, float]:
+    """Wall and CPU seconds of running *argv* as a fresh process from the repository root (output
+    discarded). The CPU is the command's own and that of every process it waited for (its workers), from
+    this process's ``RUSAGE_CHILDREN``. A failing command raises :class:`RuntimeError` with its last
+    stderr lines."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
         list(argv), capture_output=True, text=True, cwd=ROOT, timeout=timeout,
         env={**os.environ, "PYTHONHASHSEED": "0"},
     )  # fmt: skip
     seconds = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stderr[-3000:]}")
-    return seconds
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def fresh_rounds(configs: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[Any]]:
