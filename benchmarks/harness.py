@@ -53,6 +53,20 @@ def meets(value: float, target: str) -> bool:
     return _COMPARE[m[1]](value, bound)
 
 
+def shown(value: float, unit: str = "x", target: str = "(reported)") -> str:
+    """*value* as the tables print it: three significant digits for a ratio (``1.8x``), one decimal for a
+    figure with a unit (``175.8 MB``), and more digits while fewer would read as meeting *target* when
+    the value does not, or the other way round (1.797 against ``>= 1.8x`` is ``1.797x``, not ``1.8x``)."""
+    if unit != "x":
+        return f"{value:,.1f} {unit}"
+    digits = 3
+    if target != "(reported)" and _TARGET.match(target):
+        met = meets(value, target)
+        while digits < 8 and meets(float(f"{value:.{digits}g}"), target) != met:
+            digits += 1
+    return f"{value:,.{digits}g}x"
+
+
 @dataclass
 class Goal:
     """One measured goal: the ratio (or figure) beside its target and what it was measured against.
@@ -205,7 +219,7 @@ def report(title: str, goals: Sequence[Goal], json_path: Path | None = None, *, 
     print(f"\n{title}")
     width = max((len(g.goal) for g in goals), default=10)
     for g in goals:
-        value = f"{g.value:,.3g}{g.unit}" if g.unit == "x" else f"{g.value:,.1f} {g.unit}"
+        value = shown(g.value, g.unit, g.target)
         mark = "ok " if g.ok else "MISS"
         print(f"  {mark} {g.goal:<{width}}  {value:>12}  target {g.target:<10}  {g.detail}")
     if json_path is not None:

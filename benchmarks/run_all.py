@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import ROOT, machine
+from harness import ROOT, machine, shown
 
 BENCH_DIR = Path(__file__).resolve().parent
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -101,10 +101,7 @@ def _value(g: dict[str, Any]) -> str:
     v = g.get("value")
     if v is None:
         return "-"
-    unit = g.get("unit", "x")
-    if unit == "x":
-        return f"{v:,.3g}x"
-    return f"{v:,.1f} {unit}"
+    return shown(v, g.get("unit", "x"), g.get("target", "(reported)"))
 
 
 def _esc(s: str) -> str:

@@ -349,3 +349,20 @@ def test_a_benchmark_goal_is_met_as_its_target_reads(monkeypatch: pytest.MonkeyP
     assert Goal.of("k", "g", 2.0, ">= 1.8x").ok and not Goal.of("k", "g", 2.0, ">= 1.8x", also=False).ok
     with pytest.raises(ValueError, match="not a comparison"):
         meets(1, "32/960")
+
+
+def test_a_benchmark_figure_is_never_rounded_across_its_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables print three significant digits unless fewer would read as the other side of the target
+    (a ratio of 1.797 printed ``1.8x`` beside ``>= 1.8x`` and **no**)."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from harness import meets, shown
+
+    assert shown(1.797, "x", ">= 1.8x") == "1.797x" and shown(1.83, "x", ">= 1.8x") == "1.83x"
+    assert shown(1.1004, "x", "<= 1.10x") == "1.1004x" and shown(1.0999, "x", "<= 1.10x") == "1.1x"
+    assert shown(0.04991, "x", ">= 1/3") == "0.0499x" and shown(1.797, "x") == "1.8x"
+    assert shown(175.84, "MB", "< 500 MB") == "175.8 MB"
+    for value in (0.3333, 0.33334, 1.79951, 1.8, 2.0):
+        for target in (">= 1/3", ">= 1.8x", "<= 1.8x"):
+            assert meets(float(shown(value, "x", target)[:-1]), target) == meets(value, target)
