@@ -340,6 +340,7 @@ def _run_dask(tasks: list[Task], workers: int, scheduler: str | None) -> Iterabl
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError as exc:
         raise UsageError("--executor dask needs the dask extra: pip install 'memsim[dask]'") from exc
+    _quiet_dask_logs()
     cluster = None
     scratch: tempfile.TemporaryDirectory[str] | None = None
     try:
@@ -390,6 +391,22 @@ def _run_dask(tasks: list[Task], workers: int, scheduler: str | None) -> Iterabl
         if cluster is not None:
             cluster.close()
         _cleanup(scratch)
+
+
+#: The loggers that speak for a Dask run in this process: Dask's own, and the event loop's and Tornado's
+#: under it.
+DASK_LOGGERS = ("distributed", "asyncio", "tornado")
+
+
+def _quiet_dask_logs() -> None:
+    """Keep Dask's log lines off this process's stderr, which carries only the command's own lines, for
+    the rest of the process. ``LocalCluster(silence_logs=...)`` quiets ``distributed``'s handlers only
+    while the cluster is open, and a Ctrl-C logs after that: the comms that close as it unwinds log at INFO
+    with a traceback, and a worker whose start it cut short leaves a failed task on the event loop, which
+    is logged when the task is collected ("Task exception was never retrieved"). A failure that matters
+    reaches the command as an exception, and so its one error line."""
+    for name in DASK_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _cleanup(scratch: tempfile.TemporaryDirectory[str] | None) -> None:
