@@ -172,7 +172,7 @@ def test_ctrl_c_during_run_exits_130_and_leaves_no_trace(box: Sandbox) -> None:
 
 
 def test_dask_logs_stay_off_stderr_after_the_cluster_closes() -> None:
-    """What a Ctrl-C made Dask log after its cluster had closed (3 of 50 runs of ``bench --executor dask``
+    """What a Ctrl-C made Dask log after its cluster had closed (3 of 80 runs of ``bench --executor dask``
     interrupted as its workers start, here) never reaches stderr beside the one error line: a closed
     comm at INFO with a traceback (``distributed.batched``), a failed start-up task collected unread
     (``asyncio``). Dask's own handler is set up as Dask sets it, in a fresh interpreter."""
