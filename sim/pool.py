@@ -19,7 +19,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
@@ -124,16 +124,20 @@ def executor(workers: int, *, fork: bool = False) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=_context(fork), initializer=_ignore_sigint)
 
 
-def terminate(pool: ProcessPoolExecutor, pending: Iterable[Future[Any]] = ()) -> None:
-    """Cancel *pending* and stop *pool*'s workers now, without waiting for their current task.
+def terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop *pool*'s workers now, without waiting for their current task; what has not started is
+    cancelled.
+
+    The cancelling is left to the pool's own thread (``shutdown(cancel_futures=True)``). A future cancelled
+    here as well could be failed by that thread as it cleans up after the stopped workers, which on
+    Python 3.11 raises ``InvalidStateError`` in it and prints a traceback beside the command's one error
+    line (CPython gh-107219, fixed in 3.12; 1 Ctrl-C in 30 of ``claims --workers 2``).
 
     A worker stopped while it was sending a result (a sweep group's rows outgrow a pipe's buffer) leaves
     the pool's reader thread waiting for the rest of that message for ever, and this process's exit
     joining the thread. The stopped workers' ends of the result pipe close as they die; closing this
     process's own copy, which it never writes to, lets the reader see the end of the pipe and stop."""
     writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # shutdown() drops the queue
-    for fut in pending:
-        fut.cancel()
     for proc in list((getattr(pool, "_processes", None) or {}).values()):
         proc.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
@@ -158,6 +162,6 @@ def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iter
             for fut in done:
                 yield fut.result()
     except BaseException:
-        terminate(pool, pending)
+        terminate(pool)
         raise
     pool.shutdown(wait=True)

@@ -715,3 +715,51 @@ def test_a_worker_stopped_mid_result_does_not_hang_its_pool() -> None:
         _POOL = None
         os.close(ready_r)
         os.close(ready_w)
+
+
+def _wait_for_ever(ready_fd: int) -> None:
+    """In a forked worker: say so on *ready_fd*, then wait to be stopped."""
+    os.write(ready_fd, b"x")
+    signal.pause()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the pool's workers are forks")
+def test_a_stopped_pool_cancels_only_in_its_own_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sim.pool.terminate`` leaves cancelling what has not started to the pool's own thread, which then
+    ends every future itself (cancelled, or failed with ``BrokenProcessPool`` if it saw the stopped
+    worker first). A future this process cancelled too could be failed by that
+    thread as it cleaned up after the stopped worker: on Python 3.11 that raised ``InvalidStateError`` in
+    it and printed a traceback beside ``memsim: error: interrupted`` (CPython gh-107219; 1 Ctrl-C in 30
+    of ``claims --workers 2``)."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from sim import pool as procs
+
+    cancelled_in: list[str] = []
+    original = Future.cancel
+
+    def cancel(fut: Future[None]) -> bool:
+        cancelled_in.append(threading.current_thread().name)
+        return original(fut)
+
+    monkeypatch.setattr(Future, "cancel", cancel)
+    ready_r, ready_w = os.pipe()
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        futures = [pool.submit(_wait_for_ever, ready_w) for _ in range(4)]  # 1 runs, 1 queued, 2 wait
+        assert os.read(ready_r, 1) == b"x"
+        manager: threading.Thread = pool._executor_manager_thread
+        me = threading.current_thread().name
+
+        procs.terminate(pool)
+        manager.join(timeout=60)  # a hang guard, not a timing
+
+        assert not manager.is_alive()
+        assert me not in cancelled_in
+        assert all(f.cancelled() or isinstance(f.exception(), BrokenProcessPool) for f in futures)
+    finally:
+        os.close(ready_r)
+        os.close(ready_w)

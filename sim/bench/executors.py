@@ -157,7 +157,7 @@ def run_shared(groups: list[Group], workers: int, aside: Callable[[], None] | No
             while len(running) < workers - 1 and (g := todo.take()) is not None:
                 running.add(ex.submit(_run_group, g))
     except BaseException:
-        procs.terminate(ex, running)
+        procs.terminate(ex)
         raise
     return _Shared(_drive(ex, todo, running, workers, aside), ex)
 

@@ -208,5 +208,5 @@ class Plotter:
         if self._pool is not None:
             from sim import pool as procs
 
-            procs.terminate(self._pool, [self._future] if self._future is not None else [])
+            procs.terminate(self._pool)
             self._future = self._pool = None
