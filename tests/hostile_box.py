@@ -64,6 +64,7 @@ class Sandbox:
             "TMPDIR": str(self.tmp),
             "LANG": "C.UTF-8",
             "COLUMNS": "200",
+            "PYTHONFAULTHANDLER": "1",  # a command that hangs can be made to show its stacks (SIGABRT)
         }
         env.update(self.extra_env)
         env.update(extra)

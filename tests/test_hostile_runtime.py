@@ -79,9 +79,18 @@ def partials(d: Path) -> list[Path]:
 
 
 def interrupt(proc: subprocess.Popen[str]) -> Run:
-    """Ctrl-C as a terminal sends it (to the whole process group); the command must end in seconds."""
+    """Ctrl-C as a terminal sends it (to the whole process group); the command must end in seconds. If it
+    does not, the failure shows where each of its threads waits (the sandbox sets PYTHONFAULTHANDLER, so
+    a SIGABRT dumps their stacks on stderr)."""
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    try:
+        out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGABRT)
+        _out, err = proc.communicate(timeout=20)
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # its workers
+        pytest.fail(f"memsim did not end within 20 s of its Ctrl-C; its threads:\n{err[-8000:]}")
     return Run(proc.returncode, out, err)
 
 
