@@ -12,12 +12,6 @@ token caches the 1-worker run had filled, which printed 2.17x), interleaved over
   2 against 1. With 2 the plotting imports run beside the first cells and one plot is drawn in a fork
   beside the tables, but the command's own imports and the rest of the output phase stay serial, so
   this ratio is below the sweep's.
-
-Both rows also print the CPU every process of each configuration spent (``RUSAGE_SELF`` and
-``RUSAGE_CHILDREN``): what 2 workers spend beyond 1, the least time that CPU takes on 2 cores, and how
-long a core idles (twice the wall time less the CPU) while only one process can work: the start-up before
-the fork, the command's output phase, the last group. With the extra CPU, that is what keeps the ratios
-below 2x.
 * ``sweep.split_cost``: the CPU the grouping itself costs: the default sweep's cells run group by group
   (the groups 2 workers get) with every per-process cache emptied between groups (token counts, fact
   sets, workloads: the worst case, a fresh worker per group) against all cells in one process. Splitting
@@ -28,6 +22,12 @@ below 2x.
   (flat memory once the byte-bounded caches are full: the workload is generated a step at a time and
   the trace keeps no record; only the per-request series the plots draw grows, about 7 MB per 55,000
   steps). Its recall must be 1.0 (every fact id of any width is seen).
+
+The two workers rows (``sweep.workers``, ``sweep.command``) also print the CPU every process of each
+configuration spent (``RUSAGE_SELF`` and ``RUSAGE_CHILDREN``): what 2 workers spend beyond 1, the least
+time that CPU takes on 2 cores, and how long a core idles (twice the wall time less the CPU) while only one
+process can work: the start-up before the fork, the command's output phase, the last group. With the extra
+CPU, that is what keeps the ratios below 2x.
 """
 
 from __future__ import annotations
@@ -42,13 +42,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Goal, command_time, fresh, fresh_rounds, median, parser, report
 
 SWEEP = """
-import hashlib, json, sys, time
+import hashlib, json, resource, sys, time
 t0 = time.perf_counter()
 from sim import bench
 tasks = bench.tasks_for(bench.parse_designs(None), [8000, 32000, 128000], int(sys.argv[2]), None)
 rows = bench.run_sweep(tasks, workers=int(sys.argv[1]), progress=False)
 seconds = time.perf_counter() - t0
-import resource
 cpu = sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF,
                                                                      resource.RUSAGE_CHILDREN)))
 for r in rows:

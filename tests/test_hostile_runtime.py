@@ -5,8 +5,8 @@ script hook, and, in-process, the units behind the refusals (the clock's range, 
 
 Waiting for a subprocess to reach a state (its partial trace exists, its workers are up) polls that state,
 and a command's group is waited out on one pidfd per member; no assertion depends on how long anything
-takes, except that an interrupt or a dead endpoint must end the
-command within the subprocess timeout. The sandbox and the console-script runner are in ``hostile_box.py``.
+takes, except that an interrupt or a dead endpoint must end the command within the subprocess timeout.
+The sandbox and the console-script runner are in ``hostile_box.py``.
 """
 
 from __future__ import annotations
