@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from strategies_merchantbench import FAULT_SCHEDULES, SAVE_POLICY_KW
 
 from sim.engine import Simulation
+from sim.text import extract_facts
 from sim.tokens import count_tokens
 from sim.variant import Variant
 from systems.merchantbench import (
@@ -396,6 +397,24 @@ def test_provider_count_is_exact_cl100k_of_the_whole_request() -> None:
     assert rec.exact_tokens > count_tokens(TOOLS_JSON)
     assert rec.estimate == agent.last_request_estimate
     assert agent.last_prompt_tokens == rec.exact_tokens
+
+
+@settings(max_examples=20)
+@given(
+    st.lists(st.lists(st.integers(1, 5), max_size=2), min_size=1, max_size=8),
+    st.sampled_from(["You run a shop.", "You run a shop. FACT-0004=gold"]),
+)
+def test_every_record_holds_the_facts_of_its_whole_request(steps: list[list[int]], prompt: str) -> None:
+    """Every hop's record holds the fact ids of the request it sent (system prompt, tool schemas and the
+    window of history, which slides as old steps fall out of a small window), as a recount of its parts."""
+    config = ReactConfig(context_window=120, trigger=BIG, keep=BIG)
+    sim, _env, agent = _agent({}, prompt=prompt, config=config)
+    for i, ids in enumerate(steps):
+        agent.run_step(f"obs {i} " + " ".join(f"FACT-{n:04d}=red" for n in ids) + " " + "y" * 150)
+        rec = sim.trace.data.requests[-1]
+        sent = frozenset().union(*map(extract_facts, agent.last_parts))
+
+        assert rec.fact_ids == sent == agent.request_facts()
 
 
 def test_estimate_tokenizer_reports_request_plus_tools_estimate() -> None:

@@ -11,10 +11,21 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, precon
 from strategies_merchantbench import message
 
 from sim.engine import Simulation
-from systems.merchantbench import History, MerchantEnv, trim_messages_to_token_budget
+from sim.text import extract_facts
+from systems.merchantbench import (
+    History,
+    MerchantEnv,
+    sanitize_message_for_llm,
+    trim_messages_to_token_budget,
+)
 from systems.merchantbench import properties as pr
 from systems.merchantbench.design import DESIGN
-from systems.merchantbench.model import injective_agent_id, parse_history_entries, safe_agent_id
+from systems.merchantbench.model import (
+    injective_agent_id,
+    parse_history_entries,
+    provider_text,
+    safe_agent_id,
+)
 from systems.merchantbench.state import INJECTIVE_IDS
 
 BODIES = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=30)
@@ -118,6 +129,9 @@ class HistoryLedgerMachine(RuleBasedStateMachine):
         super().__init__()
         self.history = History()
         self.reference: list[dict[str, Any]] = []
+        self.start = 0  # where the last window of append_facts started
+        self.last_facts: frozenset[str] | None = None
+        self.last_content: set[str] = set()
 
     @rule(m=message())
     def append(self, m: dict[str, Any]) -> None:
@@ -146,6 +160,40 @@ class HistoryLedgerMachine(RuleBasedStateMachine):
     @rule(budget=st.integers(-2, 300))
     def trim(self, budget: int) -> None:
         assert self.history.trim(budget) == trim_messages_to_token_budget(self.reference, budget)
+
+    @rule(ids=st.lists(st.integers(1, 6), max_size=3), data=st.data())
+    def append_facts(self, ids: list[int], data: st.DataObject) -> None:
+        """A message carrying a few of six fact ids (so windows gain, keep and lose the same ids), then the
+        ids of a window ending with it that starts where the last one did or later (the loop's window)."""
+        m = {"role": "user", "content": " ".join(f"FACT-{n:04d}=red" for n in ids) or "no facts"}
+        self.history.append(m)
+        self.reference.append(m)
+        n = len(self.reference)
+        self.start = data.draw(st.integers(min(self.start, n), n))
+        self.check_facts(self.start, n)
+
+    @precondition(lambda self: self.reference)
+    @rule(data=st.data())
+    def window_facts(self, data: st.DataObject) -> None:
+        """The ids of any window, then of the window with its start moved on (ids can only leave), then of
+        one that ends later too."""
+        n = len(self.reference)
+        start = data.draw(st.integers(0, n))
+        end = data.draw(st.integers(start, n))
+        self.check_facts(start, end)
+        start = data.draw(st.integers(start, end))
+        self.check_facts(start, end)
+        self.check_facts(start, data.draw(st.integers(end, n)))
+
+    def check_facts(self, start: int, end: int) -> None:
+        """The window's ids equal a recount of it; the set returned last time comes back only when it is
+        still the window's."""
+        got = self.history.facts(start, end)
+        texts = (provider_text(sanitize_message_for_llm(m)) for m in self.reference[start:end])
+        assert got == frozenset().union(*map(extract_facts, texts))
+        if got is self.last_facts:
+            assert got == self.last_content
+        self.last_facts, self.last_content = got, set(got)
 
     @invariant()
     def totals_agree(self) -> None:

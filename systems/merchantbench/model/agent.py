@@ -475,7 +475,7 @@ class ReactAgent:
                 by_kind = {"tools": self._tools_count(), **h.kind_tokens(start, end)}
                 if self.system_prompt:
                     by_kind["system"] = count_tokens(self.system_prompt)
-                facts = h.facts(start, end) | extract_facts(self.system_prompt or "") | self._tools_facts()
+                facts = self._with_head(h.facts(start, end))
                 rec = self.sim.request_counted(
                     SYSTEM,
                     self.route,
@@ -519,11 +519,19 @@ class ReactAgent:
     def request_facts(self) -> frozenset[str]:
         """The fact ids in the last request (system prompt, tool schemas, messages), from the history's
         per-message facts when the request was a contiguous span of it."""
-        head = extract_facts(self.system_prompt or "") | self._tools_facts()
         h, span = self.history, self._last_span
         if span is not None and h.base <= span[0] and span[1] <= h.base + len(h):
-            return head | h.facts(span[0] - h.base, span[1] - h.base)
+            return self._with_head(h.facts(span[0] - h.base, span[1] - h.base))
+        head = extract_facts(self.system_prompt or "") | self._tools_facts()
         return head.union(*(_facts_uncached(p) for p in self.last_parts))
+
+    def _with_head(self, window: frozenset[str]) -> frozenset[str]:
+        """The ids of a request over a span of the history whose ids are *window*: those and the system
+        prompt's and tool schemas'. *window* itself when it holds them all (usually they hold none), so the
+        trace sees the set the history returned last time again while it is unchanged, and no hop copies
+        thousands of ids."""
+        head = extract_facts(self.system_prompt or "") | self._tools_facts()
+        return window if head <= window else window | head
 
     def _tools_count(self) -> int:
         if self._tools_exact is None:

@@ -74,8 +74,8 @@ class History:
     """
 
     __slots__ = (
-        "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_fx", "_parts", "_special", "_wfacts", "_win",
-        "base", "costs", "kinds", "msgs", "sent",
+        "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_fx", "_parts", "_special", "_wfacts", "_wids",
+        "_win", "base", "costs", "kinds", "msgs", "sent",
     )  # fmt: skip
 
     def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
@@ -94,6 +94,7 @@ class History:
         self._special: dict[str, list[int]] = {"memory": [], "reminder": []}
         self._parts: dict[int, str] = {}
         self._wfacts: Counter[str] = Counter()
+        self._wids: frozenset[str] | None = None  # the window's ids while no id has entered or left it
         self._win = (0, 0)
         for m in messages:
             self.append(m)
@@ -199,13 +200,17 @@ class History:
 
     def facts(self, start: int, end: int) -> frozenset[str]:
         """The fact ids in messages ``start..end-1``, kept as a sliding count over the last window asked
-        for (a window that moves forward costs what enters and leaves it)."""
+        for (a window that moves forward costs what enters and leaves it). While no id enters or leaves the
+        window, the set it returned last time is returned again (the same object: the trace then writes an
+        empty delta without comparing the sets)."""
         lo, hi = self.base + start, self.base + end
         wlo, whi = self._win
         counts = self._wfacts
+        ids = self._wids
         if lo >= whi or hi <= wlo or lo < wlo:  # disjoint or grown backwards: recount
             counts = self._wfacts = Counter()
             wlo = whi = lo
+            ids = None
         for k in (*range(wlo, lo), *range(hi, whi)):  # what left the window, at either end
             for f in self.facts_of(k - self.base):
                 n = counts[f] - 1
@@ -213,11 +218,17 @@ class History:
                     counts[f] = n
                 else:
                     del counts[f]
+                    ids = None
         for k in range(max(whi, lo), hi):
             for f in self.facts_of(k - self.base):
-                counts[f] += 1
+                n = counts[f]
+                if not n:
+                    ids = None
+                counts[f] = n + 1
         self._win = (lo, hi)
-        return frozenset(counts)
+        if ids is None:
+            ids = self._wids = frozenset(counts)
+        return ids
 
     def has_maintenance(self, start: int) -> bool:
         """Whether a reminder or notice is among messages ``start..``."""
@@ -227,7 +238,7 @@ class History:
     # -- mutations (the ones upstream makes to ``self.history``) ---------------------------------------
     def _forget_window(self) -> None:
         """The messages changed under the window: the next :meth:`facts` recounts it."""
-        self._wfacts, self._win = Counter(), (0, 0)
+        self._wfacts, self._wids, self._win = Counter(), None, (0, 0)
 
     def set_content(self, i: int, content: str) -> None:
         """Overwrite message *i*'s content in place (the dict object is mutated, as upstream)."""
