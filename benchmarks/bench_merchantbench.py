@@ -414,7 +414,7 @@ def main() -> None:
             f"memsim run merchantbench_long_run, {long_steps:,} steps, trace streamed: peak RSS",
             rss["_rss_mb"],
             "< 500 MB",
-            f"{rss['seconds']:,.0f} s",
+            f"{rss['seconds']:,.0f} s ({rss['seconds'] / long_steps * 1e3:.2f} ms a step)",
             unit="MB",
         )
     )
