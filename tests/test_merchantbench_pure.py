@@ -179,6 +179,21 @@ def test_incremental_trim_equals_upstream_trim(msgs: list[dict], budget: int) ->
     assert h.total == history_token_estimate(msgs)
 
 
+def test_window_ids_come_back_as_the_same_set_until_one_enters_or_leaves() -> None:
+    """``History.facts`` hands back the set it returned last time while the window slides over messages
+    that bring no new id and drop none (the trace then skips comparing the sets), and a new one otherwise."""
+    h = History([{"role": "user", "content": c} for c in ("FACT-0001=red", "FACT-0002=red", "no facts")])
+    first = h.facts(0, 2)
+
+    assert h.facts(0, 3) is first  # "no facts" entered
+    h.append({"role": "user", "content": "FACT-0001=red again"})
+    assert h.facts(0, 4) is first  # FACT-0001 twice now: no id entered
+    assert h.facts(1, 4) is first  # one FACT-0001 left, the other stays
+    assert h.facts(2, 4) is not first and h.facts(2, 4) == {"FACT-0001"}  # FACT-0002 left
+    h.append({"role": "user", "content": "FACT-0003=red"})
+    assert h.facts(2, 5) == {"FACT-0001", "FACT-0003"}
+
+
 def test_next_memory_version_examples() -> None:
     """Empty history → 1; one legacy marker → 2; a marker inside a body counts too."""
     assert next_memory_version("") == 1
