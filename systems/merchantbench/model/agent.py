@@ -522,16 +522,19 @@ class ReactAgent:
         h, span = self.history, self._last_span
         if span is not None and h.base <= span[0] and span[1] <= h.base + len(h):
             return self._with_head(h.facts(span[0] - h.base, span[1] - h.base))
-        head = extract_facts(self.system_prompt or "") | self._tools_facts()
-        return head.union(*(_facts_uncached(p) for p in self.last_parts))
+        return self._head_facts().union(*(_facts_uncached(p) for p in self.last_parts))
 
     def _with_head(self, window: frozenset[str]) -> frozenset[str]:
         """The ids of a request over a span of the history whose ids are *window*: those and the system
         prompt's and tool schemas'. *window* itself when it holds them all (usually they hold none), so the
         trace sees the set the history returned last time again while it is unchanged, and no hop copies
         thousands of ids."""
-        head = extract_facts(self.system_prompt or "") | self._tools_facts()
+        head = self._head_facts()
         return window if head <= window else window | head
+
+    def _head_facts(self) -> frozenset[str]:
+        """The ids in the request's head: the system prompt's and the tool schemas' (cached texts)."""
+        return extract_facts(self.system_prompt or "") | self._tools_facts()
 
     def _tools_count(self) -> int:
         if self._tools_exact is None:
