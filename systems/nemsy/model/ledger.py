@@ -104,7 +104,8 @@ class LedgerFile:
         self._keys: list[str] = []
         self._pos: dict[str, int] = {}
         self._pieces: list[bytes] = []
-        self._starts: list[int] = []
+        self._head = 0  # the bytes before the first record
+        self._end = 0  # the byte offset just after the last record (where the footer starts)
 
     def write(self, tree: Any, path: str, data: dict[str, Any], changed: str | None, clock: Any) -> int:
         """Write *data* (whose record *changed* is the only change since the last write, when known) to
@@ -131,34 +132,33 @@ class LedgerFile:
             tree.write_bytes(path, text, clock=clock)
             return len(text)
         head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
-        offset = len(head)
         for i, (k, v) in enumerate(files.items()):
-            piece = self._piece(k, v)
             self._keys.append(k)
             self._pos[k] = i
-            self._pieces.append(piece)
-            self._starts.append(offset)
-            offset += len(piece) + 2
-        text = head + b",\n".join(self._pieces) + self._FOOT.encode()
+            self._pieces.append(self._piece(k, v))
+        body = b",\n".join(self._pieces)
+        text = head + body + self._FOOT.encode()
         tree.write_bytes(path, text, clock=clock)
-        self._doc = data
+        self._doc, self._head, self._end = data, len(head), len(head) + len(body)
         return len(text)
 
     def _splice(self, tree: Any, path: str, i: int, key: str, files: dict[str, Any], clock: Any) -> int:
+        """Rewrite from record *i* on: appended after the last record, or replaced (where it starts is
+        the head and the records before it with their ``,\\n`` separators, summed in C)."""
         piece = self._piece(key, files[key])
         if i == len(self._keys):
             self._keys.append(key)
             self._pos[key] = i
             self._pieces.append(piece)
-            self._starts.append(self._starts[-1] + len(self._pieces[-2]) + 2)
-            start = self._starts[i - 1] + len(self._pieces[i - 1])
-            tail = b",\n" + piece + self._FOOT.encode()
+            start = self._end
+            tail = b",\n" + piece
+            self._end += len(tail)
         else:
+            start = self._head + sum(map(len, self._pieces[:i])) + 2 * i
+            self._end += len(piece) - len(self._pieces[i])
             self._pieces[i] = piece
-            for j in range(i + 1, len(self._keys)):
-                self._starts[j] = self._starts[j - 1] + len(self._pieces[j - 1]) + 2
-            start = self._starts[i]
-            tail = b",\n".join(self._pieces[i:]) + self._FOOT.encode()
+            tail = b",\n".join(self._pieces[i:])
+        tail += self._FOOT.encode()
         tree.write_from(path, start, tail, clock=clock)
         return start + len(tail)
 
