@@ -8,7 +8,7 @@ from nemsy_helpers import ingest_file, make, tick
 from sim.engine import Simulation
 from sim.text import extract_facts, fact_token
 from sim.tokens import count_tokens
-from systems.nemsy import Message, Nemsy, parse_ingest_response
+from systems.nemsy import Message, Nemsy, WikiContext, parse_ingest_response
 from systems.nemsy.model import (
     LEDGER_PATH,
     QUERY_PAGES,
@@ -60,7 +60,7 @@ def test_ingest_writes_exactly_the_parsed_reply(responder, numbers) -> None:
     """For any drawn responder: the page is parse(reply) (or absent), the log and the ledger always move."""
     replies: list[str] = []
 
-    def capture(title: str, content: str, ctx: str) -> str:
+    def capture(title: str, content: str, ctx: WikiContext) -> str:
         replies.append(responder(title, content, ctx))
         return replies[-1]
 

@@ -45,7 +45,7 @@ class IngestResponder:
     lossiness: float = 0.0
     fault: str = "none"
 
-    def __call__(self, title: str, content: str, context: str) -> str:
+    def __call__(self, title: str, content: str, ctx: WikiContext) -> str:
         kept = [f for f in fact_tokens(content) if self.lossiness <= 0 or self.rng.random() >= self.lossiness]
         body = f"---\ntitle: {title}\ntype: source\ntags: []\n---\n\n# {title}\n\n" + (
             " ".join(kept) if kept else "（无要点）"

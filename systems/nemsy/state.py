@@ -115,20 +115,40 @@ class Message:
 
 
 @dataclass(frozen=True)
+class BlockTally:
+    """Totals over the first *blocks* blocks of an index (:func:`systems.nemsy.model.pages.tally_blocks`):
+    their cl100k tokens (each block counted alone, as a request counts its parts), fact ids and characters,
+    the first and the last of them, and whether every cut between two of them is one a request keeps
+    (:func:`systems.nemsy.model.prompts.tile` would merge none of them). A request then adds the totals
+    instead of re-reading every block, so its cost does not grow with the index."""
+
+    blocks: int = 0
+    tokens: int = 0
+    facts: frozenset[str] = frozenset()
+    chars: int = 0
+    first: str = ""
+    last: str = ""
+    cuts_kept: bool = True
+
+
+@dataclass(frozen=True)
 class WikiContext:
     """One result of ``_load_wiki_context``: the text the model sees and how it was assembled.
 
     *page_sections* are the loaded pages as ``(relative path, raw content)`` in context order; *index_blocks*
     is ``index.md`` (loaded first, when present) cut into blocks of lines, as the vault keeps it, so that
-    a request re-counts only the last block; None when there is no index. :attr:`sections` and
-    :attr:`text` (what upstream returns: sections as ``=== path ===\\ncontent`` joined by blank lines, or
-    *empty_text* when there are none) are built only when asked.
+    a request re-counts only the last block; None when there is no index. *index_tally*, when the vault
+    keeps one, totals every block but the last, so that a request does not re-read them either.
+    :attr:`sections` and :attr:`text` (what upstream returns: sections as ``=== path ===\\ncontent`` joined
+    by blank lines, or *empty_text* when there are none) are built only when asked.
     """
 
     page_sections: tuple[tuple[str, str], ...]
     max_files: int
     index_blocks: tuple[str, ...] | None = None
     empty_text: str = ""
+    #: Totals over the index's leading blocks (all but the last), when the vault keeps them.
+    index_tally: BlockTally | None = None
 
     @cached_property
     def sections(self) -> tuple[tuple[str, str], ...]:
@@ -147,7 +167,10 @@ class WikiContext:
     @cached_property
     def index_chars(self) -> int:
         """The index's size in characters (0 without an index)."""
-        return sum(len(b) for b in self.index_blocks or ())
+        blocks, t = self.index_blocks or (), self.index_tally
+        if t is None:
+            return sum(len(b) for b in blocks)
+        return t.chars + sum(len(b) for b in blocks[t.blocks :])
 
     @property
     def pages(self) -> tuple[str, ...]:

@@ -89,7 +89,7 @@ class Agent(Vault):
         ctx = load_wiki_context(self, INGEST_WIDE_PAGES if wide else self.ingest_pages, route="wiki.ingest")
         prompt_tokens = self._call(self.ingest_call(content, title, index_context, ctx), ctx)
         self.sim.faults.point(fp.INGEST_LLM_CALL)
-        response = self.responder(title, content, ctx.text)
+        response = self.responder(title, content, ctx)
         self._record_tokens("ingest", prompt_tokens, response)
         page = self._parse_and_write_ingest(response, title, source_path=source_path, content=content)
         self.sim.faults.point(fp.INGEST_AFTER_INDEX)

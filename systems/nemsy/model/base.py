@@ -25,13 +25,13 @@ if TYPE_CHECKING:
     from systems.nemsy.model.ledger import LedgerFile, TokenLogFile
     from systems.nemsy.model.vault import MtimeIndex
 
-Responder = Callable[[str, str, str], str]  # (title, source content, wiki context text) -> response
+Responder = Callable[[str, str, WikiContext], str]  # (title, source content, loaded context) -> response
 Answerer = Callable[[str, WikiContext, Sequence[Message]], str]  # (question, context, history) -> answer
 Rewriter = Callable[[str, str | None], str]  # (transcript, topic) -> insight markdown
 Summarizer = Callable[[str, str], str]  # (summary so far, evicted transcript) -> new summary
 
 
-def _default_responder(title: str, content: str, context: str) -> str:
+def _default_responder(title: str, content: str, ctx: WikiContext) -> str:
     facts = " ".join(dict.fromkeys(m.group(0) for m in FACT_RE.finditer(content)))
     return f"---SUMMARY---\n# {title}\n\n{facts}\n---QUESTIONS---\n- {title}？"
 
@@ -141,19 +141,23 @@ class Base:
 
     # -- model calls -------------------------------------------------------------------------------------
     def _call(self, call: ModelCall, ctx: WikiContext | None) -> int:
-        """Record model call *call* with ``sim.request`` (its parts labelled by kind, Nemsy's own detail:
-        command, pages, index size) and return its prompt tokens (0 when requests are not recorded)."""
+        """Record model call *call* as ``sim.request`` would record its parts (:meth:`.ModelCall.counted`:
+        the same sums, the index's leading blocks taken from their tally), labelled by kind, with Nemsy's
+        own detail (command, pages, index size); return its prompt tokens (0 when requests are not
+        recorded)."""
         self.calls[call.command] += 1
         self.last_call = call
         if not self.record_requests:
             return 0
-        parts, kinds = call.parts()
-        rec = self.sim.request(
+        c = call.counted()
+        rec = self.sim.request_counted(
             SYSTEM,
             call.route,
-            parts,
+            exact_tokens=c.tokens,
+            parts=c.parts,
+            facts=c.facts,
             agent=self.agent,
-            kinds=kinds,
+            tokens_by_kind=c.by_kind,
             command=call.command,
             history=len(call.history),
             pages=list(ctx.pages) if ctx else [],

@@ -34,9 +34,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
+from sim.text import extract_facts
+from sim.tokens import count_tokens
 from systems.nemsy.model.constants import INDEX_FILE, WIKI_DIR
-from systems.nemsy.state import WikiContext
+from systems.nemsy.state import BlockTally, WikiContext
 
 #: The absolute Wiki path upstream substitutes (``settings.vault.wiki_path``); the model's tree root
 #: stands for ``/``, as in the ledger's resolved paths.
@@ -138,26 +141,45 @@ def save_user(transcript: str, topic: str | None) -> str:
 
 
 # -- parts ----------------------------------------------------------------------------------------------
-Segment = tuple[str, str]  # (kind, text)
+@dataclass(frozen=True)
+class IndexRun:
+    """The index's leading blocks in a request as one segment, with their totals (*tally*): counted as
+    the blocks would be, one part each, without reading them again (:meth:`ModelCall.counted`)."""
+
+    blocks: tuple[str, ...]
+    tally: BlockTally
+
+
+Segment = tuple[str, str | IndexRun]  # (kind, text)
 
 
 def context_segments(ctx: WikiContext, trail: str = "") -> list[Segment]:
     """The Wiki context as segments: the ``index.md`` header and its blocks, then one segment per page; the
-    blank line between sections ends the section before it, and *trail* ends the last one."""
+    blank line between sections ends the section before it, and *trail* ends the last one. The blocks the
+    context's tally covers are one :class:`IndexRun` (never the last block, which the blank line or
+    *trail* may end)."""
     if ctx.index_blocks is None and not ctx.page_sections:
         return [("memory", ctx.empty_text + trail)] if ctx.empty_text or trail else []
     out: list[Segment] = []
     if ctx.index_blocks is not None:
+        blocks, t = ctx.index_blocks, ctx.index_tally
         out.append(("index", f"=== {INDEX_FILE} ===\n"))
-        out += [("index", b) for b in ctx.index_blocks]
+        if t is not None and 0 < t.blocks < len(blocks):
+            out.append(("index", IndexRun(blocks[: t.blocks], t)))
+            blocks = blocks[t.blocks :]
+        out += [("index", b) for b in blocks]
     for rel, content in ctx.page_sections:
         if out:
             kind, text = out[-1]
-            out[-1] = (kind, text + "\n\n")
+            out[-1] = (kind, _text(text) + "\n\n")
         out.append(("page", f"=== {rel} ===\n{content}"))
     kind, text = out[-1]
-    out[-1] = (kind, text + trail)
+    out[-1] = (kind, _text(text) + trail)
     return out
+
+
+def _text(text: str | IndexRun) -> str:
+    return text if isinstance(text, str) else "".join(text.blocks)
 
 
 def _safe_cut(before: str, after: str) -> bool:
@@ -165,20 +187,75 @@ def _safe_cut(before: str, after: str) -> bool:
     return bool(before) and bool(after) and before[-1] == "\n" and not after[0].isspace()
 
 
-def tile(segments: Sequence[Segment]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The parts and kinds of *segments* (one message): empty segments dropped, and a segment merged into
-    the one before it wherever a cut there would change how cl100k chunks the text."""
-    parts: list[str] = []
-    kinds: list[str] = []
-    for kind, text in segments:
-        if not text:
-            continue
-        if parts and not _safe_cut(parts[-1], text):
-            parts[-1] += text
+def tally_blocks(blocks: Sequence[str], base: BlockTally | None = None) -> BlockTally:
+    """*base* (totals over blocks before these; none when omitted) extended by *blocks*: their exact counts
+    and fact ids each taken alone, as a request takes its parts."""
+    t = base or BlockTally()
+    tokens, facts, chars, kept = t.tokens, set(t.facts), t.chars, t.cuts_kept
+    first, last = t.first, t.last
+    for b in blocks:
+        if first or last:
+            kept = kept and _safe_cut(last, b)
         else:
-            parts.append(text)
-            kinds.append(kind)
+            first, kept = b, kept and bool(b)
+        tokens += count_tokens(b)
+        facts |= extract_facts(b)
+        chars += len(b)
+        last = b
+    return BlockTally(t.blocks + len(blocks), tokens, frozenset(facts), chars, first, last, kept)
+
+
+def tile(
+    segments: Sequence[Segment], *, runs: bool = False
+) -> tuple[tuple[str | IndexRun, ...], tuple[str, ...]]:
+    """The parts and kinds of *segments* (one message): empty segments dropped, and a segment merged into
+    the one before it wherever a cut there would change how cl100k chunks the text. An :class:`IndexRun`
+    is its blocks, one part each; with *runs* it stays one item wherever none of its blocks would be merged
+    (so the parts are the same, only not spelt out)."""
+    parts: list[str | IndexRun] = []
+    kinds: list[str] = []
+
+    def last() -> str:
+        p = parts[-1]
+        return p if isinstance(p, str) else p.tally.last
+
+    def spell_out_last_run() -> None:
+        run, kind = parts.pop(), kinds.pop()
+        assert isinstance(run, IndexRun)
+        parts.extend(run.blocks)
+        kinds.extend([kind] * len(run.blocks))
+
+    for kind, text in segments:
+        if isinstance(text, IndexRun):
+            if runs and text.tally.cuts_kept and (not parts or _safe_cut(last(), text.tally.first)):
+                parts.append(text)
+                kinds.append(kind)
+                continue
+            texts: Sequence[str] = text.blocks
+        else:
+            texts = (text,)
+        for t in texts:
+            if not t:
+                continue
+            if parts and not _safe_cut(last(), t):
+                if not isinstance(parts[-1], str):
+                    spell_out_last_run()
+                parts[-1] += t  # type: ignore[operator]
+            else:
+                parts.append(t)
+                kinds.append(kind)
     return tuple(parts), tuple(kinds)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A request's cost as :meth:`sim.engine.Simulation.request` counts its parts: exact tokens, fact
+    ids, the number of parts and the tokens by kind (in the order the kinds first appear)."""
+
+    tokens: int
+    facts: frozenset[str]
+    parts: int
+    by_kind: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -195,17 +272,40 @@ class ModelCall:
     @property
     def system_text(self) -> str:
         """The system prompt as sent."""
-        return "".join(t for _, t in self.system)
+        return "".join(_text(t) for _, t in self.system)
 
     @property
     def user_text(self) -> str:
         """The user prompt as sent."""
-        return "".join(t for _, t in self.user)
+        return "".join(_text(t) for _, t in self.user)
 
     def parts(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The request's parts and their kinds: the tiled system prompt, one part per history message, the
         tiled user prompt."""
-        sp, sk = tile(self.system)
-        up, uk = tile(self.user)
+        parts, kinds = self._tiled(runs=False)
+        return cast("tuple[str, ...]", parts), kinds
+
+    def counted(self) -> Counted:
+        """What :meth:`sim.engine.Simulation.request` counts of :meth:`parts`, the index's leading blocks
+        taken from their tally (the same sums: each block is a part either way)."""
+        tokens, n = 0, 0
+        facts: set[str] = set()
+        by_kind: dict[str, int] = {}
+        for p, kind in zip(*self._tiled(runs=True)):
+            if isinstance(p, str):
+                c = count_tokens(p)
+                facts |= extract_facts(p)
+                n += 1
+            else:
+                c = p.tally.tokens
+                facts |= p.tally.facts
+                n += p.tally.blocks
+            tokens += c
+            by_kind[kind] = by_kind.get(kind, 0) + c
+        return Counted(tokens, frozenset(facts), n, by_kind)
+
+    def _tiled(self, *, runs: bool) -> tuple[tuple[str | IndexRun, ...], tuple[str, ...]]:
+        sp, sk = tile(self.system, runs=runs)
+        up, uk = tile(self.user, runs=runs)
         hist = tuple(m for m in self.history if m)
         return (*sp, *hist, *up), (*sk, *("message",) * len(hist), *uk)

@@ -36,6 +36,7 @@ from systems.nemsy.model.pages import (
 from systems.nemsy.model.pages import (
     index_blocks as cut_blocks,
 )
+from systems.nemsy.model.prompts import tally_blocks
 from systems.nemsy.state import (
     FIX_DELETE_SYNC,
     FIX_INDEX_UPSERT,
@@ -43,6 +44,7 @@ from systems.nemsy.state import (
     OFF_DELETE_NOOP,
     OFF_INDEX_NOT_UPDATED,
     OFF_RESOLVE_ALWAYS_404,
+    BlockTally,
     Resolution,
 )
 
@@ -101,12 +103,15 @@ class Vault(Ledger):
 
     #: ``(blocks,)`` while index.md exists, ``()`` while it does not, None when unknown.
     _index_cache: tuple[tuple[str, ...]] | tuple[()] | None = None
+    #: Totals over leading blocks of the cached index (None with it): an append re-cuts only the last
+    #: block, so the totals stay true and only grow.
+    _index_tally: BlockTally | None = None
 
     def rescan(self) -> None:
         """Rebuild the mtime index from the tree (after writes made behind the model's back)."""
         super().rescan()
         self.pages = MtimeIndex()
-        self._index_cache = None
+        self._forget_index()
         prefix = WIKI_DIR + "/"
         for p in self.tree.list(WIKI_DIR):
             self.pages.put(p[len(prefix) :], self.tree.mtime(p))
@@ -116,7 +121,7 @@ class Vault(Ledger):
         self.pages.put(rel, self.tree.mtime(self.wiki(rel)))
         self.generation += 1
         if rel == INDEX_FILE:
-            self._index_cache = None
+            self._forget_index()
 
     def read_wiki_note(self, rel: str) -> str | None:
         """The raw text of Wiki-relative *rel*, or None."""
@@ -129,6 +134,25 @@ class Vault(Ledger):
         """``index.md``'s text, or None."""
         blocks = self.index_blocks()
         return None if blocks is None else "".join(blocks)
+
+    def _forget_index(self) -> None:
+        """index.md was written whole, deleted or changed behind the vault: re-read and re-total it."""
+        self._index_cache = None
+        self._index_tally = None
+
+    def index_tally(self) -> BlockTally | None:
+        """Totals over every block of :meth:`index_blocks` but the last (:func:`.prompts.tally_blocks`), or
+        None without an index; each block is counted once while the vault only appends to it."""
+        blocks = self.index_blocks()
+        if blocks is None:
+            return None
+        t, done = self._index_tally, len(blocks) - 1
+        if t is None or t.blocks > done:
+            t = tally_blocks(blocks[:done])
+        elif t.blocks < done:
+            t = tally_blocks(blocks[t.blocks : done], t)
+        self._index_tally = t
+        return t
 
     def index_blocks(self) -> tuple[str, ...] | None:
         """``index.md`` cut into blocks of lines (:func:`~systems.nemsy.model.pages.index_blocks`), or None;
@@ -212,7 +236,7 @@ class Vault(Ledger):
             self.pages.drop(rel)
             self.generation += 1
             if rel == INDEX_FILE:
-                self._index_cache = None
+                self._forget_index()
         stem = PurePosixPath(rel).stem
         index = self.index_text()
         if index is not None and f"[[{stem}]]" in index:
@@ -235,7 +259,7 @@ class Vault(Ledger):
         self.pages.drop(filename)
         self.generation += 1
         if filename == INDEX_FILE:
-            self._index_cache = None
+            self._forget_index()
         if self.fixed(FIX_DELETE_SYNC):
             self._remove_page(filename)
             self.append_log("delete", PurePosixPath(filename).stem)
