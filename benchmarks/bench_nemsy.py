@@ -12,7 +12,13 @@ fresh process (:func:`harness.fresh`), and each goal is a ratio against a floor 
    that reads exactly the 30 chosen bodies from the tree and nothing else. Goal: the model within 3× of
    the floor at every size, and its cost flat in the Wiki's size (the 10,000-page load within 2× of the
    100-page one).
-3. **Tokens per query** (exact, deterministic): the query-route request at 100 / 1,000 / 10,000 pages with
+3. **A long Wiki life.** ``scenarios/nemsy_long_life.py`` (every ingest and archived query recorded with
+   exact cl100k counts, the trace kept in memory) at ×1 and ×16 ingests (1,000 and 16,000, with 200
+   queries per 1,000; ``--quick``: 250 and 4,000). Goal: CPU per operation at ×16 within 1.5× of ×1.
+   Each operation rewrites upstream's whole files (the index, the ledger, the token log) and sends the
+   whole index, so its bytes grow with the Wiki; the model's cost a step must not (it appends, splices
+   and keeps running totals).
+4. **Tokens per query** (exact, deterministic): the query-route request at 100 / 1,000 / 10,000 pages with
    upstream-sized prompts: its tokens and the index's share (reported, no target).
 """
 
@@ -77,6 +83,21 @@ model(); floor()
 print(json.dumps({"model_s": timed(model), "floor_s": timed(floor), "pages": len(chosen)}))
 """
 
+LIFE = """
+import json, sys, time
+from sim import scenario
+from sim.tokens import count_tokens
+
+ingests = int(sys.argv[1])
+sc = scenario.get("nemsy_long_life")
+count_tokens("warm up the encoder")  # loaded once per process: not a per-operation cost
+t0 = time.process_time()
+result = scenario.run_plan(scenario.plan(sc, params={"ingests": ingests, "queries": ingests // 5,
+                                                     "checkpoint": 40_000}))
+cpu = time.process_time() - t0
+print(json.dumps({"ops": ingests + ingests // 5, "cpu_s": cpu, "lines": len(result.lines)}))
+"""
+
 TOKENS = """
 import json, sys
 from sim.engine import Simulation
@@ -84,6 +105,7 @@ from sim.text import extract_facts, fact_token
 from sim.tokens import count_tokens
 from systems.nemsy.model import QUERY_PAGES, Nemsy, load_wiki_context
 from systems.nemsy.policies import IngestResponder
+from systems.nemsy.state import WikiContext
 
 sizes = [int(a) for a in sys.argv[1:]]
 sim = Simulation(2)
@@ -95,7 +117,7 @@ for k in range(1, max(sizes) + 1):
         n._archive_query_result(f"What is FACT-{k:04d} (query {k})?", f"根据 Wiki：{fact_token(k, 'teal')}")
     else:
         title = f"src-{k:05d}"
-        n._parse_and_write_ingest(responder(title, fact_token(k, "amber"), ""), title)
+        n._parse_and_write_ingest(responder(title, fact_token(k, "amber"), WikiContext((), 10)), title)
     sim.env.run(until=sim.now + 30)
     if k in sizes:
         ctx = load_wiki_context(n, QUERY_PAGES)
@@ -164,7 +186,19 @@ def main() -> None:
             f"{loads[sizes[-1]]['model_s'] * 1e6:.0f} µs vs {loads[sizes[0]]['model_s'] * 1e6:.0f} µs",
         )
     )
-    report("Nemsy: cell growth and the loader against its floor", goals, args.json)
+    life = {m: fresh(LIFE, str((250 if args.quick else 1_000) * m)) for m in (1, 16)}
+    per_op = {m: r["cpu_s"] / r["ops"] for m, r in life.items()}
+    goals.append(
+        Goal.of(
+            "nemsy.life.x16",
+            f"long life CPU per operation at x16 vs x1 ({life[16]['ops']:,} vs {life[1]['ops']:,} ops)",
+            per_op[16] / per_op[1],
+            "<= 1.5",
+            f"{life[16]['cpu_s']:.2f} s ({per_op[16] * 1e3:.2f} ms an operation) vs {life[1]['cpu_s']:.2f} s "
+            f"({per_op[1] * 1e3:.2f} ms)",
+        )
+    )
+    report("Nemsy: cell growth, the loader against its floor, a long Wiki life", goals, args.json)
 
     print("\nTokens per query request (upstream-sized prompts; the index in full plus the 30 newest pages)")
     head = ("pages", "tokens", "system", "index", "pages", "index share", "facts")
