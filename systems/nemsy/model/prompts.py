@@ -26,7 +26,8 @@ A request is a sequence of parts, each labelled with its kind (``system``, ``mes
 a non-space character), so the sum of the parts' counts (how ``sim.request`` counts) equals the count of
 the assembled texts exactly; the index is cut into blocks of
 :data:`~systems.nemsy.model.pages.INDEX_BLOCK_LINES` lines, so a growing index re-counts only its last
-block.
+block, and the vault keeps running totals of the blocks before it (:class:`~systems.nemsy.state.BlockTally`),
+so a request adds those instead of reading every block again (:meth:`ModelCall.counted`): the same record.
 """
 
 from __future__ import annotations
