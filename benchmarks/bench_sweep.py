@@ -11,7 +11,9 @@ token caches the 1-worker run had filled, which printed 2.17x), interleaved over
 * ``sweep.command``: the whole ``memsim bench --workers N`` command (its SQLite, CSV and plots too) with
   2 against 1. With 2 the plotting imports run beside the first cells and one plot is drawn in a fork
   beside the tables, but the command's own imports and the rest of the output phase stay serial, so
-  this ratio is below the sweep's.
+  this ratio is below the sweep's;
+* ``sweep.command.seeds6``: the same command on twice the seeds (90 cells), reported: the start-up and
+  the output phase are then a smaller share of the run.
 * ``sweep.split_cost``: the CPU the grouping itself costs: the default sweep's cells run group by group
   (the groups 2 workers get) with every per-process cache emptied between groups (token counts, fact
   sets, workloads: the worst case, a fresh worker per group) against all cells in one process. Splitting
@@ -108,22 +110,13 @@ def sweep_goals(rounds: int, seeds: int) -> list[Goal]:
     one, two = (median([r["seconds"] for r in runs[w]]) for w in (1, 2))
     same = len({r["rows"] for w in (1, 2) for r in runs[w]}) == 1
     n = runs[1][0]["cells"]
-    memsim = str(Path(sys.executable).with_name("memsim"))
-    with tempfile.TemporaryDirectory(prefix="memsim-bench-sweep-") as tmp:
-        cmd = fresh_rounds(
-            {
-                w: (
-                    lambda w=w: command_time(
-                        [memsim, "bench", "--seeds", str(seeds), "--workers", str(w), "--out", f"{tmp}/w{w}"]
-                    )
-                )
-                for w in (1, 2)
-            },
-            rounds,
-        )
+    cmd = _command_rounds(seeds, rounds)
+    big = _command_rounds(2 * seeds, rounds)
     c1, c2 = (median([r[0] for r in cmd[w]]) for w in (1, 2))
+    b1, b2 = (median([r[0] for r in big[w]]) for w in (1, 2))
     cpu = {w: median([r["cpu"] for r in runs[w]]) for w in (1, 2)}
     cmd_cpu = {w: median([r[1] for r in cmd[w]]) for w in (1, 2)}
+    big_cpu = {w: median([r[1] for r in big[w]]) for w in (1, 2)}
     return [
         Goal.of(
             "sweep.workers",
@@ -142,7 +135,33 @@ def sweep_goals(rounds: int, seeds: int) -> list[Goal]:
             f"1 worker {c1:.2f} s, 2 workers {c2:.2f} s, with its outputs and plots, median of {rounds}; "
             f"{_cpu(cmd_cpu, c2, 'start-up before the fork, the output phase, the last group')}",
         ),
+        Goal.of(
+            "sweep.command.seeds6",
+            f"`memsim bench --seeds {2 * seeds}` command, 2 workers vs 1 (twice the cells)",
+            b1 / b2,
+            "(reported)",
+            f"1 worker {b1:.2f} s, 2 workers {b2:.2f} s, median of {rounds}; "
+            f"{_cpu(big_cpu, b2, 'start-up before the fork, the output phase, the last group')}",
+        ),
     ]
+
+
+def _command_rounds(seeds: int, rounds: int) -> dict[int, list[tuple[float, float]]]:
+    """``memsim bench --seeds SEEDS --workers W`` for W = 1 and 2, each a fresh command, interleaved over
+    *rounds*: each run's wall time and CPU (:func:`harness.command_time`)."""
+    memsim = str(Path(sys.executable).with_name("memsim"))
+    with tempfile.TemporaryDirectory(prefix="memsim-bench-sweep-") as tmp:
+        return fresh_rounds(
+            {
+                w: (
+                    lambda w=w: command_time(
+                        [memsim, "bench", "--seeds", str(seeds), "--workers", str(w), "--out", f"{tmp}/w{w}"]
+                    )
+                )
+                for w in (1, 2)
+            },
+            rounds,
+        )
 
 
 def split_goals(rounds: int, seeds: int) -> list[Goal]:
