@@ -44,12 +44,12 @@ def load_wiki_context(
         n._op("_load_wiki_context", route=route, max_files=max_files, pages=[], index_chars=0)
         return ctx
     blocks = n.index_blocks()
-    tally = n.index_tally()
-    if n.fixed(FIX_BOUNDED_INDEX):
-        pages, clipped = _within_budget(n, n.context_chars, _select(n, max_files, query), blocks)
-        blocks, tally = clipped, (tally if clipped is blocks else None)
+    if n.fixed(FIX_BOUNDED_INDEX):  # a clipped index: new blocks, counted as they come
+        pages, blocks = _within_budget(n, n.context_chars, _select(n, max_files, query), blocks)
+        tally = None
     else:
         pages = [(rel, n.read_wiki_note(rel) or "") for rel in _select(n, max_files, query)]
+        tally = n.index_tally()
     ctx = WikiContext(tuple(pages), max_files, blocks, index_tally=tally)
     n._op(
         "_load_wiki_context",
