@@ -116,7 +116,7 @@ class Message:
 
 @dataclass(frozen=True)
 class BlockTally:
-    """Totals over the first *blocks* blocks of an index (:func:`systems.nemsy.model.pages.tally_blocks`):
+    """Totals over the first *blocks* blocks of an index (:func:`systems.nemsy.model.prompts.tally_blocks`):
     their cl100k tokens (each block counted alone, as a request counts its parts), fact ids and characters,
     the first and the last of them, and whether every cut between two of them is one a request keeps
     (:func:`systems.nemsy.model.prompts.tile` would merge none of them). A request then adds the totals
