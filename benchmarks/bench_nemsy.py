@@ -15,9 +15,9 @@ fresh process (:func:`harness.fresh`), and each goal is a ratio against a floor 
 3. **A long Wiki life.** ``scenarios/nemsy_long_life.py`` (every ingest and archived query recorded with
    exact cl100k counts, the trace kept in memory) at ×1 and ×16 ingests (1,000 and 16,000, with 200
    queries per 1,000; ``--quick``: 250 and 4,000). Goal: CPU per operation at ×16 within 1.5× of ×1.
-   Each operation rewrites upstream's whole files (the index, the ledger, the token log) and sends the
-   whole index, so its bytes grow with the Wiki; the model's cost a step must not (it appends, splices
-   and keeps running totals).
+   Each operation appends to the index, rewrites the ledger and the token log whole (upstream's writes)
+   and sends the whole index, so its bytes grow with the Wiki; the model's cost an operation must not
+   grow with them (it splices the JSON files and keeps running totals of the index).
 4. **Tokens per query** (exact, deterministic): the query-route request at 100 / 1,000 / 10,000 pages with
    upstream-sized prompts: its tokens and the index's share (reported, no target).
 """
