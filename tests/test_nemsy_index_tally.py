@@ -139,7 +139,7 @@ def test_the_vault_tally_is_a_recount_after_appends_rewrites_and_deletes(fixes, 
             n.rescan()
         else:
             n.query(f"What is FACT-{i + 1:04d}?")
-        n.sim.env.run(until=n.sim.now + 60)  # one day: a re-ingest names the same page
+        n.sim.env.run(until=n.sim.now + 60)  # a minute a step: one day, so a re-ingest names the same page
         blocks = n.index_blocks()
         if blocks is None:
             assert n.index_tally() is None
