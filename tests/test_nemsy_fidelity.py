@@ -18,6 +18,7 @@ from systems.nemsy.model import (
     RAW_DIR,
     TOKEN_LOG_PATH,
     UPSTREAM_SYSTEM_TOKENS,
+    WIKI_DIR,
     HTTPError,
     frontmatter_dumps,
     load_wiki_context,
@@ -26,6 +27,8 @@ from systems.nemsy.model import (
 from systems.nemsy.model.chat import QUERY_USAGE
 from systems.nemsy.model.prompts import CHAT_PREFIX, CHAT_SEPARATOR
 from systems.nemsy.policies import FactAnswerer, IngestResponder, InsightRewriter
+
+WIKI = WIKI_DIR
 
 
 def make(**kw) -> Nemsy:
@@ -412,3 +415,63 @@ def test_status_counts_every_md_and_direct_children_only() -> None:
     wiki = n.status()["wiki"]
     assert (wiki["total_notes"], wiki["sources_count"], wiki["queries_count"]) == (5, 1, 0)
     assert "insights_count" not in wiki
+
+
+# -- issue 27: the last differences from upstream ------------------------------------------------------------
+@pytest.mark.parametrize("recursive", [False, True])
+@pytest.mark.parametrize("path", [".", "./"])
+def test_ingest_without_raw_root_falls_back_to_the_working_directory(path: str, recursive: bool) -> None:
+    """With no ``vault/origin-sources``, ``_resolve_ingest_path`` falls back to ``Path.cwd() / path``
+    (``cli.py`` 368-386) and ``collect_files`` takes what is there (``vault.py`` 343-386): direct children
+    only without ``-r``, and never anything under the Wiki dir (a skipped part)."""
+    n = make()
+    n.tree.write_text("notes.md", "FACT-0001=amber\n")
+    n.tree.write_text("sub/deep.md", "FACT-0002=teal\n")
+
+    first = n.cli_ingest(path, recursive=recursive)
+    tick(n)
+    again = n.cli_ingest(path, recursive=recursive, force=True)
+
+    want = ["notes.md", "sub/deep.md"] if recursive else ["notes.md"]
+    assert [o.path for o in first] == want and [o.action for o in first] == ["ingested"] * len(want)
+    assert [o.path for o in again] == want  # the Wiki pages written in between are not collected
+    ledger = json.loads(n.tree.read_text(LEDGER_PATH))["files"]
+    assert sorted(ledger) == ["/" + p for p in want]
+    log = n.read_wiki_note("log.md") or ""
+    assert log.count("ingest | notes") == 2 and (log.count("ingest | deep") == 2) == recursive
+    assert n.cli_ingest(None) == []  # no PATH scans the (missing) raw root: nothing to do
+
+
+def test_log_append_rewrites_the_file_in_text_mode() -> None:
+    """``append_wiki_note`` reads the whole file in text mode and writes it back (``vault.py`` 137-152):
+    every ``\\r\\n`` and ``\\r`` already there becomes ``\\n``; the new entry is written as given; a file
+    ending in ``\\r`` reads as ending in a newline, so no separator is added; the cost is the whole file."""
+    n = make()
+    n.query("a\rb")
+    raw = n.tree.read_text(f"{WIKI}/log.md", translate_newlines=False)
+    assert raw == "\n[2026-01-05 00:00] query | a\rb — 归档：否\n"
+
+    before = n.bytes_written
+    n.append_log("query", "c\r\nd", "归档：否")
+    raw = n.tree.read_text(f"{WIKI}/log.md", translate_newlines=False)
+    assert raw == (
+        "\n[2026-01-05 00:00] query | a\nb — 归档：否\n\n[2026-01-05 00:00] query | c\r\nd — 归档：否\n"
+    )
+    assert n.bytes_written - before == len(raw.encode("utf-8"))
+
+    n.tree.write_text(f"{WIKI}/log.md", "old\r")  # an editor's save behind the model
+    n.append_log("lint", "t")
+    raw = n.tree.read_text(f"{WIKI}/log.md", translate_newlines=False)
+    assert raw == "old\n\n[2026-01-05 00:00] lint | t\n"
+
+
+def test_index_append_rewrites_too_and_the_loader_sees_the_rewritten_text() -> None:
+    """index.md is appended the same way (``agent.py`` 153-171): a question with ``\\r`` enters the index raw
+    and becomes ``\\n`` at the next append; the loader reads what the file holds, in text mode."""
+    n = make()
+    n.query("x\ry", archive=True)
+    n.query("z", archive=True)
+    raw = n.tree.read_text(f"{WIKI}/index.md", translate_newlines=False)
+
+    assert "\r" not in raw and "查询结果：x\ny..." in raw
+    assert load_wiki_context(n, 30).text.startswith("=== index.md ===\n" + raw)

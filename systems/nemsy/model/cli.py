@@ -59,11 +59,12 @@ class Cli(Agent):
         """(RT-RTE-document-ingest) ``vault.collect_files`` (``vault.py`` 343-386): a file gives ``[path]`` if
         its suffix matches; a directory gives its files (direct children only, unless *recursive*) with a
         matching suffix and name ≠ ``_index.md``, skipping any path with a part in the skip set (matched
-        against every part, ancestors included), sorted; anything else gives ``[]``."""
+        against every part, ancestors included), sorted; anything else gives ``[]``. ``""`` is the tree
+        root, which stands for the working directory (always a directory)."""
         path = tree_path(path)
-        if self.tree.exists(path):
+        if path and self.tree.exists(path):
             return [path] if PurePosixPath(path).suffix in extensions else []
-        if not self.tree.is_dir(path):
+        if path and not self.tree.is_dir(path):
             return []
         skip = SKIP_DIRS | {WIKI_DIR.rsplit("/", 1)[-1]} | set(ignore_dirs)
         prefix = path + "/" if path else ""
@@ -111,7 +112,8 @@ class Cli(Agent):
     def resolve_ingest_path(self, path: str) -> str:
         """``_resolve_ingest_path`` (``cli.py`` 368-386): an absolute PATH is used as it is; a relative one is
         joined to the raw root with pathlib (which drops ``.`` components, so ``.`` is the raw root) if that
-        exists, else to the cwd (the tree root)."""
+        exists, else to the cwd (the tree root): with no raw root on disk, ``.`` is the working directory
+        itself (``""``), whose files are then collected and ingested as upstream does."""
         if path.startswith("/"):
             return tree_path(path)
         candidate = tree_path(f"{RAW_DIR}/{path}")
@@ -161,7 +163,7 @@ class Cli(Agent):
             return outcomes + [IngestOutcome(f, s, "pending") for f, _, s in pending]
         if root == RAW_DIR and len(pending) > SCAN_CONFIRM_OVER and not confirm:
             return outcomes + [IngestOutcome(f, s, "cancelled") for f, _, s in pending]
-        single = self.tree.exists(root) and len(files) == 1  # a file, not a directory
+        single = bool(root) and self.tree.exists(root) and len(files) == 1  # a file, not a directory
         for f, content, status in pending:
             t = (title if single and title else None) or PurePosixPath(f).stem
             page = self.ingest(content, t, source_path=f, index_context=self.find_index_context(f), wide=wide)

@@ -107,17 +107,24 @@ class Vault(Ledger):
     #: block, so the totals stay true and only grow.
     _index_tally: BlockTally | None = None
 
+    #: Wiki file → its size when the vault last wrote it (whole, or by an append) with no ``\r`` in it: an
+    #: append to such a file needs no rewrite, since text mode reads back the same bytes.
+    _plain: dict[str, int]
+
     def rescan(self) -> None:
         """Rebuild the mtime index from the tree (after writes made behind the model's back)."""
         super().rescan()
         self.pages = MtimeIndex()
+        self._plain = {}
         self._forget_index()
         prefix = WIKI_DIR + "/"
         for p in self.tree.list(WIKI_DIR):
             self.pages.put(p[len(prefix) :], self.tree.mtime(p))
 
     def _wiki_write(self, rel: str, text: str) -> None:
-        self.bytes_written += self.tree.write_text(self.wiki(rel), text, clock=self.clock.seconds)
+        size = self.tree.write_text(self.wiki(rel), text, clock=self.clock.seconds)
+        self.bytes_written += size
+        self._remember_plain(rel, text, size)
         self.pages.put(rel, self.tree.mtime(self.wiki(rel)))
         self.generation += 1
         if rel == INDEX_FILE:
@@ -165,23 +172,45 @@ class Vault(Ledger):
     def append_wiki_note(self, rel: str, text: str) -> None:
         """Append *text* (after a ``\\n`` if the file lacks a trailing newline; ``vault.py`` 137-152).
 
-        Upstream rewrites the whole file; the model appends the same bytes (same result and mtime) and
-        counts the whole rewrite in ``bytes_written``.
+        Upstream reads the whole file in text mode and writes it back with *text* added, so every ``\\r\\n``
+        and ``\\r`` already in the file becomes ``\\n`` (a file ending in ``\\r`` reads as ending in a
+        newline: no separator) and a file that is not UTF-8 raises UnicodeDecodeError; *text* itself is
+        written as given. The model does exactly that whenever the file may differ from its text-mode
+        reading: it holds a ``\\r``, or was not last written by the vault (:attr:`_plain` remembers the size
+        of each Wiki file the vault last wrote without a ``\\r``). Otherwise the rewrite would write the
+        same bytes back, so the model appends only the new ones (same result and mtime). Either way
+        ``bytes_written`` counts the whole rewrite.
         """
         path = self.wiki(rel)
         if not self.tree.exists(path):
             self._wiki_write(rel, text)
             return
         size = self.tree.size(path)
+        if self._plain.get(rel) != size:
+            existing = self.tree.read_text(path)
+            sep = "\n" if existing and not existing.endswith("\n") else ""
+            self._wiki_write(rel, existing + sep + text)
+            return
         last = self.tree.read_from(path, size - 1)[0] if size else b""
         add = ("\n" if last and last != b"\n" else "") + text
         blocks = self.index_blocks() if rel == INDEX_FILE else None
         self.tree.append_text(path, add, clock=self.clock.seconds)
-        self.bytes_written += size + len(add.encode("utf-8"))
+        self.bytes_written += size + len(data := add.encode("utf-8"))
+        self._remember_plain(rel, add, size + len(data))
         self.pages.put(rel, self.tree.mtime(path))
         self.generation += 1
         if blocks is not None:
-            self._index_cache = (extend_blocks(blocks, add),)
+            # A "\r" enters the file raw; the loader reads it in text mode, so re-read instead of extending.
+            self._index_cache = (extend_blocks(blocks, add),) if "\r" not in add else None
+            if "\r" in add:
+                self._index_tally = None
+
+    def _remember_plain(self, rel: str, text: str, size: int) -> None:
+        """Note that the vault just wrote Wiki file *rel* (*size* bytes, ending with *text*)."""
+        if "\r" in text:
+            self._plain.pop(rel, None)
+        else:
+            self._plain[rel] = size
 
     def write_wiki_note(self, rel: str, content: str, metadata: dict[str, Any] | None = None) -> None:
         """Write (or overwrite) a note through python-frontmatter's ``dumps`` (``vault.py`` 115-134): with no
@@ -234,6 +263,7 @@ class Vault(Ledger):
         if self.tree.exists(self.wiki(rel)):
             self.tree.delete(self.wiki(rel))
             self.pages.drop(rel)
+            self._plain.pop(rel, None)
             self.generation += 1
             if rel == INDEX_FILE:
                 self._forget_index()
@@ -257,6 +287,7 @@ class Vault(Ledger):
             return True
         self.tree.delete(self.wiki(filename))
         self.pages.drop(filename)
+        self._plain.pop(filename, None)
         self.generation += 1
         if filename == INDEX_FILE:
             self._forget_index()
