@@ -56,3 +56,37 @@ def test_review_ask_caps_and_omits_sections() -> None:
     assert "w" * 8000 + "\n" in ask and "w" * 8001 not in ask and ask.endswith("\n" + "t" * 6000)
     assert "\n\nWORK LOG of the attempt:\n" in ask and "\n\nFINAL TURNS of the attempt:\n" in ask
     assert "FINAL TURNS" not in texts.strategy_review_ask("w", "  ")
+
+
+@pytest.mark.parametrize(
+    ("listing", "chars", "tokens"),
+    [("", 889, 183), ("a.md  3B", 857, 181), ("  12  a.md\n 7  b/c.md", 870, 188)],
+)
+def test_memory_preamble_matches_upstream_size_per_listing(listing: str, chars: int, tokens: int) -> None:
+    """``memory_preamble(listing)`` (``explore/charter.py``), measured on upstream's text: the whole preamble
+    has upstream's characters (it opens a folding history) and cl100k tokens for an empty and a filled
+    listing."""
+    text = texts.memory_preamble(listing)
+
+    assert (len(text), count_tokens(text)) == (chars, tokens)
+
+
+def test_memory_preamble_pieces_labels_and_layout_match_upstream() -> None:
+    """Each piece of our own wording has upstream's size: the header (372 characters, 76 tokens, 5 lines),
+    the two state sentences (27 / 5 and 61 / 12), the retrieval paragraph (402 / 86, 5 lines); upstream's
+    labels are kept, and the paragraph follows the state line directly (no blank line between)."""
+    sizes = {
+        name: (len(getattr(texts, name)), count_tokens(getattr(texts, name)))
+        for name in ("PREAMBLE_HEAD", "PREAMBLE_FULL", "PREAMBLE_EMPTY", "PREAMBLE_MID")
+    }
+    assert sizes == {
+        "PREAMBLE_HEAD": (372, 76),
+        "PREAMBLE_FULL": (27, 5),
+        "PREAMBLE_EMPTY": (61, 12),
+        "PREAMBLE_MID": (402, 86),
+    }
+    assert texts.PREAMBLE_HEAD.startswith("[YOUR MEMORY — ") and "~/.memory/" in texts.PREAMBLE_HEAD
+    assert texts.PREAMBLE_MID.endswith(".]\n") and texts.PREAMBLE_HEAD.count("\n") == 5
+    lines = texts.memory_preamble("a.md  3B").split("\n")
+    assert lines[5] == texts.PREAMBLE_FULL and lines[6] == texts.PREAMBLE_MID.split("\n")[0]
+    assert lines[11:14] == ["", "Current durable-memory inventory (1 files):", "a.md  3B"]

@@ -77,23 +77,25 @@ REVISIT_TAIL = (
     " Durable memory remains available at ~/.memory. Consider re-reading files that were useful before "
     "or opening unread files that could matter now; decide yourself what, if anything, to retrieve."
 )
+#: ``memory_preamble``: the header (upstream's ``[YOUR MEMORY — `` label, our words: 372 characters, 76
+#: tokens, 5 lines), the state sentence, the retrieval paragraph (402 / 86, 5 lines, right after the state
+#: line) and the inventory lines (upstream's format strings).
 PREAMBLE_HEAD = (
-    "[YOUR MEMORY: notes from your own earlier practice in this environment.\n"
-    "They can be wrong, stale or irrelevant to this task: treat them as hints\n"
-    "and check them against the live environment. They sit under ~/.memory/ as a copy\n"
+    "[YOUR MEMORY — notes from your own earlier practice in this environment.\n"
+    "They can be mistaken, stale or irrelevant to this task: treat them as hints\n"
+    "and check them against the live environment. They live under ~/.memory/ as a copy\n"
     "of the durable host snapshot: local edits during work are discarded\n"
-    "and never update durable memory. The full list of files follows below.\n"
+    "and never update durable memory. The full list of files follows beneath.\n"
 )
 PREAMBLE_MID = (
-    "\n"
     "Understand the task first, then consult memory as far as you judge useful: list,\n"
-    "search, preview, re-read or wholly read files, in any order. Read files as deeply\n"
+    "search, preview, re-read or wholly read files, in whichever sequence. Study files as deeply\n"
     "as needed before relying on them. If new evidence changes your understanding, if\n"
-    "you stall, or if earlier context gets compressed, revisit the helpful files\n"
+    "you stall, or if earlier context gets compressed, reconsider the helpful files\n"
     "and the unread ones. You alone decide what to retrieve, and how to.]\n"
 )
 PREAMBLE_FULL = "The inventory has contents."
-PREAMBLE_EMPTY = "No earlier durable memory exists to retrieve in this attempt yet."
+PREAMBLE_EMPTY = "No saved durable memory can be retrieved in this attempt yet."
 CHARTER_HEAD = (
     "ACTOR AGENT — NEW PROJECT.\n"
     "\n"
