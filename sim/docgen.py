@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from sim import faults
 from sim.errors import UsageError
-from sim.fidelity import coverage, fidelity_module
+from sim.fidelity import Deviation, coverage, deviations, fidelity_module
 from sim.registry import Design, design, designs
 
 TOPICS = ("systems", "operations", "faults", "claims", "scenarios", "coverage", "fidelity", "params", "knobs")
@@ -109,7 +109,9 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
         for d in chosen:
             out.append(f"## {d.name} (--knob {d.name}.KEY=VALUE)")
             out.extend(describe_fields(d.knobs))
-    else:  # coverage, fidelity
+    elif topic == "fidelity":
+        out.extend(_fidelity(chosen))
+    else:  # coverage
         missing = 0
         for d in chosen:
             out.append(f"## {d.name} ({d.report.title}, {d.report.path})")
@@ -125,6 +127,68 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
                 out.append(f"  Not modeled: {line}")
         out.append(f"{missing} record IDs uncovered")
     return "\n".join(out)
+
+
+def _wrap(label: str, text: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(
+        " ".join(text.split()), 110, initial_indent=f"      {label:<9} ", subsequent_indent=" " * 16
+    ) or [f"      {label}"]
+
+
+def _bullet(text: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(" ".join(text.split()), 110, initial_indent="  - ", subsequent_indent="    ")
+
+
+def _deviation(dev: Deviation) -> list[str]:
+    lines = [f"  [{dev.kind}] {dev.name}"]
+    for label, text in (("upstream:", dev.upstream), ("memsim:", dev.memsim), ("why:", dev.why)):
+        lines.extend(_wrap(label, text))
+    lines.extend(_wrap("effect:", dev.effect))
+    if dev.tokens is not None:
+        now = dev.measured_tokens()
+        now = now if now is not None else 0
+        verdict = "equal" if now == dev.tokens else f"OFF BY {now - dev.tokens:+d}"
+        counts = f"upstream {dev.tokens:,}, memsim {now:,}"
+        lines.append(f"      tokens:   {counts} (cl100k; counted now: {verdict})")
+    return lines
+
+
+def _fidelity(chosen: list[Design]) -> list[str]:
+    """``memsim doc fidelity``: per design, every remaining deviation from upstream (upstream's behaviour,
+    memsim's, why, the measured effect), then the simplifications, the record IDs left out and where the
+    fidelity note and the report differ."""
+    out: list[str] = []
+    total = 0
+    for d in chosen:
+        mod = fidelity_module(d.name)
+        devs = deviations(d.name)
+        kinds = {k: sum(1 for x in devs if x.kind == k) for k in ("behaviour", "wording", "not modeled")}
+        not_modeled = list(getattr(mod, "NOT_MODELED", []))
+        out.append(f"## {d.name} ({d.report.title}, {d.report.path})")
+        out.append(
+            f"Deviations from upstream: {len(devs)} ({kinds['behaviour']} behaviour, {kinds['wording']} "
+            f"wording, {kinds['not modeled']} not modeled)"
+        )
+        for dev in devs:
+            out.extend(_deviation(dev))
+        out.append(f"Other simplifications (Not modeled): {len(not_modeled)}")
+        out.extend(line for text in not_modeled for line in _bullet(text))
+        left_out = [(rid, c.not_modeled) for rid, c in coverage(d.name) if c is not None and c.not_modeled]
+        if left_out:
+            out.append(f"Record IDs not modeled: {len(left_out)}")
+            out.extend(f"  {rid}: {why}" for rid, why in left_out)
+        notes = list(getattr(mod, "DIFFERENCES", []))
+        if notes:
+            out.append(f"Where the fidelity note and the report differ (the note wins): {len(notes)}")
+            out.extend(line for text in notes for line in _bullet(text))
+        out.append("")
+        total += len(devs) + len(not_modeled)
+    out.append(f"{total} deviations and simplifications in {len(chosen)} designs")
+    return out
 
 
 def _params(name: str | None) -> str:

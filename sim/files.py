@@ -7,7 +7,10 @@ Text writes store the UTF-8 bytes as given (Python text mode on POSIX does not t
 (``newline=""``). :meth:`FileTree.replace_atomic` is the temp-file + rename idiom: the temp file exists
 under its own name until the rename, so a crash between the two steps leaves it behind.
 :meth:`FileTree.fsync` records a durability point in :attr:`FileTree.fsyncs` (nothing is lost on a
-modeled crash: the tree models a filesystem whose writes are durable once the call returns).
+modeled crash: the tree models a filesystem whose writes are durable once the call returns). A modeled
+system that writes outside the root (upstream joins an unchecked ``../`` name) goes through
+:meth:`FileTree.write_outside`: the write is recorded under its resolved target in
+:attr:`FileTree.outside` and never made, so the host stays untouched.
 
 Extension points for a backend: ``_read``, ``_write``, ``_delete``, ``_exists``, ``_list``,
 ``_rename``, ``_mtime``, ``_set_mtime``. :class:`DiskTree` refuses every path that resolves outside its
@@ -121,6 +124,22 @@ def _check_names(norm: str) -> None:
             raise NameTooLong(f"file name too long ({n} bytes; the limit is {NAME_MAX}): {part[:40]!r}...")
 
 
+def escape_target(path: str) -> str | None:
+    """Where *path* lands when it leaves the tree root, or None when it stays inside (or is no path).
+
+    A relative path is resolved lexically, as the OS resolves ``root/path`` (``posixpath.normpath``):
+    ``a/../../x`` gives ``../x``, relative to the root. An absolute path is its own target (``os.path.join``
+    of a root and an absolute path is the absolute path). :meth:`FileTree.write_outside` records writes to
+    such targets instead of making them.
+    """
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return None
+    norm = posixpath.normpath(path.replace("\\", "/"))
+    if path.startswith(("/", "\\")) or _DRIVE.match(path):
+        return norm if not norm.startswith("//") else norm[1:]
+    return norm if norm == ".." or norm.startswith("../") else None
+
+
 def universal_newlines(text: str) -> str:
     """Universal-newline translation as Python's text mode reads: ``\\r\\n`` and ``\\r`` become ``\\n``."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -133,6 +152,9 @@ class FileTree(abc.ABC):
         self._default_mtime = mtime or (lambda: 0.0)
         self.fsyncs: list[str] = []
         self.ops = 0
+        #: Writes that resolved outside the root, by resolved target (:func:`escape_target`): recorded, never
+        #: made, so a modeled escape is visible without touching the host (:meth:`write_outside`).
+        self.outside: dict[str, bytes] = {}
 
     # -- extension points ----------------------------------------------------------------------------
     @abc.abstractmethod
@@ -197,6 +219,18 @@ class FileTree(abc.ABC):
         data = text.encode("utf-8")
         self.write_bytes(path, data, clock=clock)
         return len(data)
+
+    def write_outside(self, path: str, data: bytes) -> str:
+        """Record a write of *data* to *path*, which resolves outside the root (the modeled system writes
+        there), without making it: :attr:`outside` maps the resolved target to the bytes, in both backends,
+        and nothing outside the root is touched. Returns the target; raises :class:`PathEscape` for a path
+        that stays inside the root (write it with :meth:`write_bytes`)."""
+        target = escape_target(path)
+        if target is None:
+            raise PathEscape(f"path {path!r} does not leave the root")
+        self.ops += 1
+        self.outside[target] = bytes(data)
+        return target
 
     def append_bytes(self, path: str, data: bytes, *, clock: MtimeSource | None = None) -> None:
         """Append *data* to *path*, creating it if missing."""

@@ -44,6 +44,7 @@ from sim.files import (
     NameTooLong,
     PathConflict,
     PathEscape,
+    escape_target,
     normalize,
     universal_newlines,
 )
@@ -316,6 +317,7 @@ OPS = (
     "write_text",
     "append_text",
     "write_bytes",
+    "write_outside",
     "replace_atomic",
     "rename_to",
     "rename_from",
@@ -336,6 +338,7 @@ def attempt(tree: FileTree, op: str, path: str) -> object:
     writes = {
         "append_text": lambda: tree.append_text(path, "pwned", clock=clock),
         "write_bytes": lambda: tree.write_bytes(path, b"pwned", clock=clock),
+        "write_outside": lambda: tree.write_outside(path, b"pwned"),
         "replace_atomic": lambda: tree.replace_atomic(path, b"pwned", clock=clock),
         "rename_to": lambda: tree.rename("d0/x.md", path),
         "rename_from": lambda: tree.rename(path, "d0/moved.md"),
@@ -363,6 +366,7 @@ def attempt(tree: FileTree, op: str, path: str) -> object:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.tuples(st.sampled_from(OPS), adversarial_paths()), min_size=1, max_size=6))
 @example(steps=[("write_text", "../sentinel/x")])
+@example(steps=[("write_outside", "../sentinel/x"), ("write_outside", "@SENTINEL/x")])
 @example(steps=[("write_text", "@SENTINEL/x")])
 @example(steps=[("write_text", "out/x")])
 @example(steps=[("write_text", "dangling")])
@@ -484,6 +488,29 @@ def test_symlink_loop_raises_path_escape(tmp_path: Path) -> None:
 def tree(request: pytest.FixtureRequest, tmp_path: Path) -> FileTree:
     """Each backend in turn."""
     return MemoryTree() if request.param == "memory" else DiskTree(tmp_path / "root")
+
+
+def test_write_outside_records_the_target_and_touches_nothing(tree: FileTree, tmp_path: Path) -> None:
+    """A write the modeled system makes outside the root is recorded under its resolved target (relative to
+    the root, or absolute) and never made: no file appears inside or outside the root. A path that stays
+    inside is refused (it is an ordinary write)."""
+    before = snapshot(tmp_path)
+
+    assert tree.write_outside("lineage/memory/../../../z.md", b"1") == "../z.md"
+    assert tree.write_outside("a/../../x/./y.md", b"2") == "../x/y.md"
+    assert tree.write_outside("/tmp/abs.md", b"3") == "/tmp/abs.md"
+    with pytest.raises(PathEscape):
+        tree.write_outside("a/../b.md", b"4")
+
+    assert tree.outside == {"../z.md": b"1", "../x/y.md": b"2", "/tmp/abs.md": b"3"}
+    assert tree.list() == [] and snapshot(tmp_path) == before
+    assert [escape_target(p) for p in ("", "a\x00b", "a/..", "..", "a\\..\\..\\x")] == [
+        None,
+        None,
+        None,
+        "..",
+        "../x",
+    ]
 
 
 def test_read_text_translates_crlf_and_lone_cr(tree: FileTree) -> None:

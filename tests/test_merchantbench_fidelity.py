@@ -287,3 +287,23 @@ def test_12_the_stand_in_schema_is_upstreams_size() -> None:
     assert {count_tokens(tools_json(n)) for n in (2_000, 8_000)} == {2_000, 8_000}
     env = _agent(schema_tokens=8_000)[1]
     assert count_tokens(env.tools_json()) == 8_000
+
+
+def test_issue27_register_capabilities_declared_not_modeled_and_their_counters_exist() -> None:
+    """Issue 27 item 5: upstream's register() declares which runtime-health counters the agent reports
+    (react:359-377), for the leaderboard only. memsim declares it not modeled, with its reason and effect,
+    and sends every counter the declaration marks "reported" in its act contexts."""
+    from sim.fidelity import deviations
+
+    dev = {d.name: d for d in deviations("merchantbench")}["register() runtime-health capabilities"]
+    assert dev.kind == "not modeled" and "react:359-377" in dev.upstream and "leaderboard" in dev.upstream
+    assert "memory_compactions: reported" in dev.upstream
+    assert "skills_evolutions: not_applicable" in dev.upstream
+    assert dev.why and dev.effect.startswith("none")
+    _sim, _env, agent = _agent()
+    agent.health["provider_api_failed_attempts"] = 2
+    agent.health["retry_exhausted"] = 1
+    agent.compaction_pending = True
+    ctx = agent.act_context([]) or {}
+    assert {"provider_api_failed_attempts", "retry_exhausted", "compacted"} <= set(ctx)
+    assert not hasattr(agent, "register")

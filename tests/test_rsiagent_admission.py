@@ -282,17 +282,35 @@ def test_install_refuses_unsafe_names() -> None:
 
 
 def test_write_memory_deletes_first_and_escapes_the_bank() -> None:
-    """write_memory wipes the bank, writes in order, lets ../x land beside it, refuses a root escape."""
+    """write_memory wipes the bank, writes in order, lets ../x land beside it, and a name that climbs out of
+    the root (or an absolute one) lands there too: the tree records it under its resolved target
+    (``explore/commit.py:121-135`` joins names unchecked)."""
     sim = _sim()
     host = Host(sim, corpus=CORPUS)
     host.volume.write("lineage/memory/old.md", b"old")
 
-    res = write_memory(sim, host, {"a.md": b"1", "../x.md": b"2", "../../../y": b"3"})
+    res = write_memory(sim, host, {"a.md": b"1", "../x.md": b"2", "../../../y": b"3", "/tmp/z": b"4"})
 
     assert host.canonical() == {"a.md": b"1"}
     assert host.volume.tree.read_bytes("lineage/x.md") == b"2"
-    assert res.escaped == ("../x.md",) and res.refused == ("../../../y",)
+    assert res.written == ("a.md", "../x.md", "../../../y", "/tmp/z")
+    assert res.escaped == ("../x.md", "../../../y", "/tmp/z") and res.outside == ("../y", "/tmp/z")
+    assert host.volume.tree.outside == {"../y": b"3", "/tmp/z": b"4"}
     assert host.journal_lines() == []
+
+
+def test_confined_names_refuse_the_whole_write() -> None:
+    """Fix ``confine-memory-names``: one name that fails ``_safe_memory_name`` refuses the write before
+    anything is deleted; safe names (``./c.md`` included) are written."""
+    sim = _sim()
+    host = Host(sim, corpus=CORPUS, variant=SWITCHES.fixed("confine-memory-names"))
+    host.volume.write("lineage/memory/old.md", b"old")
+
+    with pytest.raises(UnsafeMemoryName):
+        write_memory(sim, host, {"a.md": b"1", "../x.md": b"2"})
+    assert host.canonical() == {"old.md": b"old"} and host.volume.tree.outside == {}
+    write_memory(sim, host, {"a.md": b"1", "./c.md": b"3"})
+    assert host.canonical() == {"a.md": b"1", "c.md": b"3"}
 
 
 def test_write_memory_crash_leaves_partial_bank() -> None:
@@ -409,4 +427,5 @@ def test_disk_tree_gives_the_same_install() -> None:
         atomic_install_memory(sim, host, {"n/a.md": b"1"})
         assert host.canonical() == {"n/a.md": b"1"}
         res = write_memory(sim, host, {"../../../../etc/x": b"1"})
-        assert res.refused == ("../../../../etc/x",)
+        assert res.outside == ("../../etc/x",) and host.volume.tree.outside == {"../../etc/x": b"1"}
+        assert not (host.volume.tree.root.parent.parent / "etc").exists()  # recorded, never written

@@ -88,6 +88,7 @@ PINNED = {
     "resume-truncates-log": {"facts": 1, "cap": 120, "pivot": False},
     "pivot-review-blind": {"messages": [1], "worklog": False},
     "write-memory-bypass": {"files": [["a.md", "fact"]], "crash": None},
+    "write-memory-escapes-bank": {"names": ["a.md"]},
     "stale-curriculum-notes": {"turns": ["write"]},
     "install-window-empty": {"old": [], "new": ["a.md"], "crash": None},
     "partial-wave-commit": {"leaks": [False]},

@@ -1,8 +1,9 @@
 """Nemsy fidelity table: every record ID of report 002 mapped to model elements and tests (or a "Not
 modeled:" reason), the modeled operations, every simplification, and where the note and report differ."""
 
-from sim.fidelity import Coverage, Operation
+from sim.fidelity import Coverage, Deviation, Operation
 from systems.nemsy import faults as fp
+from systems.nemsy.model.prompts import UPSTREAM_SYSTEM_TOKENS, system_prompt
 
 T = "tests/test_nemsy_model.py::"
 F = "tests/test_nemsy_functions.py::"
@@ -29,7 +30,11 @@ OPERATIONS: list[Operation] = [
         ("MEM-OBJ-wiki-index",),
         "append '- [[stem]] — line （date）'; create with frontmatter when absent; never dedupe",
     ),
-    Operation("append_log", ("MEM-OBJ-operation-log",), "append '[YYYY-MM-DD HH:MM] op | title — detail'"),
+    Operation(
+        "append_log",
+        ("MEM-OBJ-operation-log",),
+        "append '[YYYY-MM-DD HH:MM] op | title — detail' (a text-mode rewrite: \\r and \\r\\n become \\n)",
+    ),
     Operation(
         "record_ingest",
         ("MEM-OBJ-ingest-log",),
@@ -195,6 +200,7 @@ COVERAGE: dict[str, Coverage] = {
             T + "test_log_entries_formats",
             T + "test_ingest_logged_even_when_parsing_failed",
             T + "test_web_endpoints_write_no_log",
+            U + "test_log_append_rewrites_the_file_in_text_mode",
         ),
     ),
     "MEM-OBJ-query-page": Coverage(
@@ -288,6 +294,7 @@ COVERAGE: dict[str, Coverage] = {
             T + "test_empty_source_recorded_without_model_call",
             T + "test_web_ingest_ignores_force_and_ledger",
             T + "test_full_scan_over_twenty_needs_confirmation",
+            U + "test_ingest_without_raw_root_falls_back_to_the_working_directory",
             T + "test_crash_after_page_leaves_page_without_index",
         ),
     ),
@@ -314,3 +321,32 @@ COVERAGE: dict[str, Coverage] = {
         ("Nemsy.lint",), (T + "test_route_page_limits", T + "test_log_entries_formats")
     ),
 }
+
+_ROUTES = {
+    "ingest": "agent.py:49-76 (CLI ingest, chat /ingest, /api/ingest)",
+    "query": "agent.py:78-97 (CLI query, chat /query, reasoning -r)",
+    "web_query": "web.py:326-348 (/api/query)",
+    "chat": "agent.py:455-472 (CLI chat, after the Wiki context)",
+    "web_chat": "web.py:281-301 (/api/chat, after the Wiki context)",
+    "lint": "agent.py:99-120 (CLI lint, chat /lint, /api/lint)",
+    "save": "agent.py:501-536 (chat /save, the ARCHIVABLE prompt, /api/save)",
+}
+
+#: Every remaining deviation from upstream (``memsim doc fidelity``), besides the NOT_MODELED lines.
+DEVIATIONS: list[Deviation] = [
+    Deviation(
+        f"{route} system prompt",
+        "wording",
+        f"the shared base (agent.py:35-47, schema.py:16-28) plus the {route} addon, {where}: upstream's own "
+        f"Chinese prose, {UPSTREAM_SYSTEM_TOKENS[route]} cl100k tokens at an empty Wiki path.",
+        "memsim's own short text with upstream's 'Wiki 目录：{path}' line, padded with ' ~' placeholder "
+        "tokens to the same count (the path adds the same tokens as upstream's).",
+        "clean room: upstream has no licence, so its prompts are not copied; only their size carries over",
+        "none: every request of this route has upstream's cl100k cost at every Wiki path (counted now, "
+        "below; tests/test_nemsy_fidelity.py checks three paths); the stand-in's words do not steer the "
+        "seeded policies",
+        UPSTREAM_SYSTEM_TOKENS[route],
+        lambda route=route: system_prompt(route, ""),  # type: ignore[misc]
+    )
+    for route, where in _ROUTES.items()
+]

@@ -171,6 +171,20 @@ CLAIMS: list[Claim] = [
         example_type=journal.WriteMemoryExample,
     ),
     _claim(
+        "write-memory-escapes-bank",
+        JRN,
+        "write_memory joins each name to the bank unchecked (explore/commit.py:121-135), so a '../' name "
+        "lands beside the bank, one with more '..' parts lands outside the run root and an absolute name "
+        "anywhere on the host: a memory write lands outside the bank.",
+        "confine-memory-names: check every name with upstream's _safe_memory_name before deleting "
+        "anything, and refuse the write (infra) when one fails",
+        journal.write_escape_examples,
+        journal.check_write_escape,
+        fixes=("confine-memory-names",),
+        off=("write-memory-off",),
+        example_type=journal.WriteEscapeExample,
+    ),
+    _claim(
         "stale-curriculum-notes",
         ("MEM-OBJ-curriculum-notes", "RT-RTE-curriculum-search"),
         "An empty or unreadable notes file reads as '' and keeps the old notes, so the next charter "

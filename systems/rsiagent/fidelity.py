@@ -3,8 +3,11 @@ record ID of seed 003, and where the fidelity note and the report differ (the no
 
 from __future__ import annotations
 
-from sim.fidelity import Coverage, Operation
+from collections.abc import Callable
+
+from sim.fidelity import Coverage, Deviation, Operation
 from systems.rsiagent import faults as fp
+from systems.rsiagent.model import texts
 
 T_FN = "tests/test_rsiagent_functions.py"
 T_ADM = "tests/test_rsiagent_admission.py"
@@ -57,7 +60,7 @@ OPERATIONS: list[Operation] = [
     Operation(
         "write_memory",
         ("MEM-OBJ-memory-journal",),
-        "direct API: delete everything, write in dict order, no checks",
+        "direct API: delete everything, write in dict order, no checks (an escape is recorded, never made)",
         (fp.WRITE_MEMORY_EACH,),
     ),
     Operation(
@@ -196,6 +199,7 @@ COVERAGE: dict[str, Coverage] = {
             f"{T_PH}::test_checkpoints_only_for_configured_projects_through_the_staged_install",
             f"{T_ADM}::test_repeated_episode_overwrites_archive_keeps_both_lines",
             f"{T_ADM}::test_write_memory_deletes_first_and_escapes_the_bank",
+            f"{T_ADM}::test_confined_names_refuse_the_whole_write",
             f"{T_ADM}::test_memos_match_fresh_computation_for_small_and_large_trees",
             *_CLAIMS,
         ),
@@ -391,7 +395,125 @@ DIFFERENCES: list[str] = [
     "shows a repeated episode id overwrites the archive. The model overwrites; upstream's unified cycles "
     "each journal into their own lineage root, so the overwrite claim is a counterfactual (one shared root).",
     "write_memory: the report found no caller; the note documents its semantics; the model implements "
-    "them as a direct API used only by the write-memory-bypass claim and tests.",
+    "them as a direct API used only by the write-memory-bypass and write-memory-escapes-bank claims and "
+    "tests.",
     "Pull failure: the report does not discuss the {} value; the note says the terminal pull's count "
     "check separates it. The raw-pull claim is a counterfactual caller; upstream's commit uses the check.",
+]
+
+
+_CLEAN_ROOM = "clean room: upstream's prose is not copied; facts (labels, format strings, sizes) carry over"
+_SAME_SIZE = (
+    "none: the text has upstream's cl100k count (counted now, below), so request tokens, context "
+    "figures and fold decisions are upstream's"
+)
+
+
+def _wording(
+    name: str, where: str, tokens: int, text: Callable[[], str], chars: int | None = None
+) -> Deviation:
+    size = f"{tokens} cl100k tokens" + (f", {chars} characters" if chars is not None else "")
+    return Deviation(
+        name,
+        "wording",
+        f"{where}: upstream's own sentences ({size}).",
+        f"memsim's own sentences with upstream's labels and layout, at the same size ({size}).",
+        _CLEAN_ROOM,
+        _SAME_SIZE + (" (characters too: the text enters a folding history)" if chars is not None else ""),
+        tokens,
+        text,
+    )
+
+
+#: Every remaining deviation from upstream (``memsim doc fidelity``), besides the NOT_MODELED lines.
+DEVIATIONS: list[Deviation] = [
+    Deviation(
+        "write_memory outside the run root",
+        "behaviour",
+        "write_memory joins each name to the bank unchecked (explore/commit.py:121-135): ../../../z.md or an "
+        "absolute name is written on the host, outside the run root.",
+        "the sandboxed file tree never writes outside its root: the write is recorded under its resolved "
+        "target (FileTree.outside, WriteMemoryResult.outside, the trace's write_memory op) and not made.",
+        "a model must not touch the host; the record keeps what upstream does visible (claim "
+        "rsiagent.write-memory-escapes-bank).",
+        "none on any figure: claims and checkers see the target and the bytes upstream would write; only a "
+        "later read of that host path is not modeled (no modeled code reads it).",
+    ),
+    _wording(
+        "memory_preamble header",
+        "explore/charter.py memory_preamble, the 5 lines before the state sentence",
+        76,
+        lambda: texts.PREAMBLE_HEAD,
+        372,
+    ),
+    _wording(
+        "memory_preamble state sentence, non-empty inventory",
+        "explore/charter.py memory_preamble",
+        5,
+        lambda: texts.PREAMBLE_FULL,
+        27,
+    ),
+    _wording(
+        "memory_preamble state sentence, empty inventory",
+        "explore/charter.py memory_preamble",
+        12,
+        lambda: texts.PREAMBLE_EMPTY,
+        61,
+    ),
+    _wording(
+        "memory_preamble retrieval paragraph",
+        "explore/charter.py memory_preamble, the 5 lines after the state sentence",
+        86,
+        lambda: texts.PREAMBLE_MID,
+        402,
+    ),
+    *(
+        _wording(
+            f"memory-revisit note, {event}",
+            f"core/loop.py _MEMORY_REVISIT[{event!r}] + the fixed tail, after the [MEMORY RETRIEVAL "
+            "OPPORTUNITY] label",
+            tokens,
+            lambda event=event: texts.memory_revisit("~/.memory", event),  # type: ignore[misc]
+            chars,
+        )
+        for event, tokens, chars in (
+            ("verifier", 61, 298),
+            ("fold", 59, 292),
+            ("recovery", 60, 301),
+            ("stagnation", 58, 284),
+        )
+    ),
+    _wording(
+        "summarizer system prompt", "core/actor.py SUMMARIZER_SYSTEM", 307, lambda: texts.SUMMARIZER_SYSTEM
+    ),
+    _wording(
+        "restart handoff paragraph",
+        "core/actor.py handoff_message",
+        50,
+        lambda: texts.HANDOFF_PARAGRAPH,
+        259,
+    ),
+    _wording(
+        "pivot handoff paragraph",
+        "core/actor.py pivot_handoff_message",
+        60,
+        lambda: texts.PIVOT_PARAGRAPH,
+        279,
+    ),
+    _wording(
+        "strategy-review system prompt", "core/actor.py strategy review", 27, lambda: texts.REVIEW_SYSTEM
+    ),
+    _wording(
+        "strategy-review ask (both sections empty)",
+        "core/actor.py strategy_review_ask",
+        83,
+        lambda: texts.REVIEW_ASK,
+    ),
+    _wording(
+        "opening message tail",
+        "core/actor.py opening_message(instruction, None)",
+        76,
+        lambda: texts.OPENING_TAIL,
+        363,
+    ),
 ]

@@ -164,6 +164,21 @@ def check_bank_written(
     return Verdict.ok()
 
 
+def check_memory_names_confined(
+    files: Bank, safe: bool, bank: Bank, old: Bank, outside: Sequence[str]
+) -> Verdict:
+    """A direct memory write keeps every name inside the bank: nothing lands beside the bank or outside the
+    run root (*outside*: those writes, by resolved target); a candidate whose names are all *safe* is
+    written in full; one with an unsafe name is refused whole, leaving the bank as it was (*old*)."""
+    if outside:
+        return Verdict.violated(f"memory writes landed outside the bank: {list(outside)}")
+    if safe and bank != files:
+        return Verdict.violated(f"bank holds {sorted(bank)}, not the written {sorted(files)}")
+    if not safe and bank != old:
+        return Verdict.violated(f"a write with an unsafe name changed the bank to {sorted(bank)}")
+    return Verdict.ok()
+
+
 def check_notes_current(shown: str, expected: str) -> Verdict:
     """The next Curriculum charter shows the notes as the last turn left them."""
     if shown != expected:

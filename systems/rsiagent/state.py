@@ -17,8 +17,8 @@ Bank = dict[str, bytes]
 FIXES = (
     "draft-work-delta", "journal-after-install", "wave-sibling-check", "complete-fold-input",
     "digest-keeps-log", "keep-under-low-water", "handoff-cap-worklog", "review-gets-wl",
-    "admit-direct-writes", "empty-notes-clear", "exchange-install", "stage-wave", "osworld-record-off",
-    "diagnosis-snapshot",
+    "admit-direct-writes", "confine-memory-names", "empty-notes-clear", "exchange-install", "stage-wave",
+    "osworld-record-off", "diagnosis-snapshot",
 )  # fmt: skip
 #: The counterfactual weakenings: designs upstream does not ship, used by the claims that show why
 #: upstream chose what it did.
@@ -155,11 +155,13 @@ class InstallReceipt:
 
 @dataclass(frozen=True)
 class WriteMemoryResult:
-    """The outcome of the direct ``write_memory`` API: what it wrote, what escaped the bank."""
+    """The outcome of the direct ``write_memory`` API: the names it wrote, those that landed outside the bank,
+    and the resolved targets of the writes that left the run root (recorded by the sandboxed tree, never
+    made)."""
 
     written: tuple[str, ...]
     escaped: tuple[str, ...] = ()
-    refused: tuple[str, ...] = ()
+    outside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

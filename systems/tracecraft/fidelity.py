@@ -3,7 +3,7 @@ record ID of seed 004, and where the fidelity note, the report and the model dif
 
 from __future__ import annotations
 
-from sim.fidelity import Coverage, Operation
+from sim.fidelity import Coverage, Deviation, Operation
 from systems.tracecraft import faults as fp
 
 T_FN = "tests/test_tracecraft_functions.py"
@@ -443,4 +443,27 @@ DIFFERENCES: list[str] = [
     "and filters by the meta's harness field. With these, the 23 counterexamples replay on the real CLI "
     "word for word and random operation sequences give the same output lines, keys and bytes "
     "(tests/test_tracecraft_conformance.py).",
+]
+
+#: Every remaining deviation from upstream (``memsim doc fidelity``), besides the NOT_MODELED lines.
+DEVIATIONS: list[Deviation] = [
+    Deviation(
+        "failed commands",
+        "behaviour",
+        "a failed tracecraft command prints click's one 'Error: <message>' line on stderr and exits 1.",
+        "the model's command raises TracecraftError carrying click's message (the transfer harness compares "
+        "that message with the real CLI's stderr line).",
+        "a model is called, not run as a process; the message is what the claims and the transfer compare",
+        "none: the error texts are upstream's verbatim; exit codes are not a figure memsim reports.",
+    ),
+    Deviation(
+        "key stamps and message ids",
+        "behaviour",
+        "append_key calls time.time_ns() and uuid4() itself (protocol.py:53, cli/memory.py:64).",
+        "append_key takes the writer's clock (ts_ns) and the 8 hex characters as arguments: the agent "
+        "clock (skew and drift included) and the run's seeded stream.",
+        "determinism: same seed, same keys (the conformance tests patch both upstream to compare)",
+        "none on key formats and order (tests/test_tracecraft_conformance.py compares keys and bytes); "
+        "clock skew is applied where upstream's host clock would be.",
+    ),
 ]

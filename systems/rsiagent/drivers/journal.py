@@ -20,6 +20,7 @@ from systems.rsiagent.drivers.common import CORPUS, NAMES, OTHER_TASK, Name, arm
 from systems.rsiagent.model import (
     Host,
     PracticeInfrastructureError,
+    UnsafeMemoryName,
     admit,
     atomic_install_memory,
     audit_hits,
@@ -165,8 +166,11 @@ def write_memory_examples() -> Any:
 
 
 def _outside(host: Host) -> list[str]:
+    """Every write that landed outside the bank: files beside it in the host tree, and the resolved targets
+    of writes that left the tree's root (recorded by the sandbox, never made)."""
     keep = (host.CANONICAL + "/", host.JOURNAL + "/", host.REJECTS, host.STATE, "lineage/.")
-    return [p for p in host.volume.tree.list() if not p.startswith(keep)]
+    beside = [p for p in host.volume.tree.list() if not p.startswith(keep)]
+    return beside + [f"{t} (outside the root)" for t in sorted(host.volume.tree.outside)]
 
 
 def check_write_memory(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
@@ -192,6 +196,36 @@ def check_write_memory(sim: Simulation, ex: dict[str, Any], variant: Variant) ->
     if journaled[:1] != [old]:
         return Verdict.violated(f"journal line 1 (ep001) no longer holds its tree: {sorted(journaled[0])}")
     return props.check_bank_written(files, admissible, bank, old, _outside(host), journaled[1:])
+
+
+# -- 10b. a memory name escapes the bank ------------------------------------------------------------------
+EscapeName = Literal["a.md", "sub/b.md", "./c.md", "../../../z.md", "../x.md", "/tmp/z.md"]
+ESCAPE_NAMES: tuple[str, ...] = ("a.md", "sub/b.md", "./c.md", "../../../z.md", "../x.md", "/tmp/z.md")
+
+
+class WriteEscapeExample(TypedDict):
+    """The names of one direct memory write (each file holds an ordinary fact): inside the bank, beside it
+    (``../x.md``), above the run root (``../../../z.md``) or absolute."""
+
+    names: Annotated[list[EscapeName], Field(min_length=1, max_length=3)]
+
+
+def write_escape_examples() -> Any:
+    return st.fixed_dictionaries({"names": st.lists(st.sampled_from(ESCAPE_NAMES), min_size=1, max_size=3)})
+
+
+def check_write_escape(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
+    """A direct memory write stays inside the bank: safe names are all written, an unsafe name refuses the
+    whole write, and nothing lands beside the bank or outside the run root."""
+    host = new_host(sim, variant)
+    old = {"old.md": fact(500).encode()}
+    admit(sim, host, old, episode=1, authorized=host.target, meta={"kind": "practice-terminal-memory"})
+    files = {n: fact(i).encode() for i, n in enumerate(ex["names"])}
+    with contextlib.suppress(UnsafeMemoryName):
+        write_memory(sim, host, files)
+    safe = all(safe_memory_name(n) for n in files)
+    expected = {posixpath.normpath(n): data for n, data in files.items()}  # how the bank names ./c.md
+    return props.check_memory_names_confined(expected, safe, host.canonical(), old, _outside(host))
 
 
 # -- 12. the install window is visible as an empty bank ----------------------------------------------------

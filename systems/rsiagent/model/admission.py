@@ -17,7 +17,7 @@ from typing import Any
 
 from sim.engine import Simulation
 from sim.faults import Crash, WriteFailed
-from sim.files import PathEscape
+from sim.files import escape_target
 from systems.rsiagent import faults as fp
 from systems.rsiagent.model.common import (
     SYSTEM,
@@ -295,18 +295,29 @@ def recover_install(sim: Simulation, host: Host, path: str | None = None) -> str
 def write_memory(
     sim: Simulation, host: Host, files: Mapping[str, bytes], path: str | None = None
 ) -> WriteMemoryResult:
-    """Upstream ``write_memory`` (MEM-OBJ-memory-journal annotation): the direct replacement API.
+    """Upstream ``write_memory`` (MEM-OBJ-memory-journal annotation; ``explore/commit.py:121-135``): the
+    direct replacement API.
 
     Deletes everything, then writes the files in dict order: no stage, fsync, audit, journal or name
-    check, so ``../x`` lands outside the bank and a crash partway leaves a partial bank. On the disk tree
-    the sandbox refuses paths that leave the run root: such names are recorded as ``refused`` (data),
-    names that leave the bank but stay inside the root as ``escaped``. Fixed variant
+    check. Each name is joined to the bank unchecked (``os.path.join``), so ``../x`` lands beside the bank,
+    a name with more ``..`` parts lands above the run root and an absolute name is its own target; a crash
+    partway leaves a partial bank. Every name that left the bank is in ``escaped``. The sandboxed tree
+    never writes outside its root: a write that resolves there is recorded under its resolved target
+    (:meth:`sim.files.FileTree.write_outside`), listed in ``outside``, and the host is untouched.
+
+    Fixed variant ``confine-memory-names``: every name must pass ``_safe_memory_name`` (upstream's own
+    check, which its terminal pull and staged install apply), checked before anything is deleted; an unsafe
+    name raises :class:`UnsafeMemoryName` (infra) and nothing changes. Fixed variant
     ``admit-direct-writes``: the call goes through :func:`admit` (audit of the target direction, journal
     under the next unused episode id, staged install). Off switch ``write-memory-off``: nothing is written.
     """
     path = path or host.CANONICAL
     if host.variant.has("write-memory-off"):
         return WriteMemoryResult(())
+    if host.variant.has("confine-memory-names"):
+        bad = sorted(n for n in files if not safe_memory_name(n))
+        if bad:
+            raise UnsafeMemoryName(f"memory names leave the bank: {bad}")
     if host.variant.has("admit-direct-writes"):
         episode = max((line.episode for line in host.journal_lines()), default=0) + 1
         admit(sim, host, dict(files), episode=episode, authorized=host.target, meta={"kind": "write_memory"})
@@ -316,20 +327,22 @@ def write_memory(
     vol.mkdir(path)
     written: list[str] = []
     escaped: list[str] = []
-    refused: list[str] = []
+    outside: list[str] = []
     for rel, data in files.items():
         vol.point(sim, fp.WRITE_MEMORY_EACH)
-        target = posixpath.normpath(f"{path}/{rel}")
-        try:
+        joined = rel if rel.startswith("/") else f"{path}/{rel}"
+        if escape_target(joined) is not None:
+            outside.append(vol.tree.write_outside(joined, data))
+        else:
+            target = posixpath.normpath(joined)
             vol.write(target, data)
-        except PathEscape:
-            refused.append(rel)
-            continue
+            if target.startswith(path + "/"):
+                written.append(rel)
+                continue
         written.append(rel)
-        if not target.startswith(path + "/"):
-            escaped.append(rel)
-    sim.trace.op(SYSTEM, "write_memory", agent=host.agent, written=written, escaped=escaped, refused=refused)
-    return WriteMemoryResult(tuple(written), tuple(escaped), tuple(refused))
+        escaped.append(rel)
+    sim.trace.op(SYSTEM, "write_memory", agent=host.agent, written=written, escaped=escaped, outside=outside)
+    return WriteMemoryResult(tuple(written), tuple(escaped), tuple(outside))
 
 
 def admit(
