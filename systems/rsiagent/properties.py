@@ -147,35 +147,33 @@ def check_review_sees_log(worklog: str, review_input: str) -> Verdict:
     return Verdict.violated(f"strategy review blind to {lost}") if lost else Verdict.ok()
 
 
-def check_bank_written(
-    files: Bank, admissible: bool, bank: Bank, old: Bank, outside: Sequence[str], journaled: Sequence[Bank]
-) -> Verdict:
-    """A direct bank write of an *admissible* candidate (safe names, no audit hit) installs exactly it and
-    journals it; an inadmissible one leaves the bank unchanged; nothing lands outside the bank, no partial
-    bank is left, and every journal line's archive still holds its tree (no overwritten episode)."""
-    if outside:
-        return Verdict.violated(f"written outside the bank: {list(outside)}")
-    if admissible and bank != files:
-        return Verdict.violated(f"bank holds {sorted(bank)}, not the written {sorted(files)}")
-    if not admissible and bank != old:
-        return Verdict.violated(f"an unaudited or unsafe candidate replaced the bank: {sorted(bank)}")
-    if admissible and files != old and (not journaled or journaled[-1] != files):
-        return Verdict.violated("bank replaced without a journal entry")
-    return Verdict.ok()
-
-
 def check_memory_names_confined(
     files: Bank, safe: bool, bank: Bank, old: Bank, outside: Sequence[str]
 ) -> Verdict:
     """A direct memory write keeps every name inside the bank: nothing lands beside the bank or outside the
-    run root (*outside*: those writes, by resolved target); a candidate whose names are all *safe* is
-    written in full; one with an unsafe name is refused whole, leaving the bank as it was (*old*)."""
+    run root (*outside*: those writes, by resolved target); a candidate that may be written (*safe*) is
+    written in full; any other is refused whole, leaving the bank as it was (*old*)."""
     if outside:
         return Verdict.violated(f"memory writes landed outside the bank: {list(outside)}")
     if safe and bank != files:
         return Verdict.violated(f"bank holds {sorted(bank)}, not the written {sorted(files)}")
     if not safe and bank != old:
-        return Verdict.violated(f"a write with an unsafe name changed the bank to {sorted(bank)}")
+        return Verdict.violated(f"an unaudited or unsafe candidate replaced the bank: {sorted(bank)}")
+    return Verdict.ok()
+
+
+def check_bank_written(
+    files: Bank, admissible: bool, bank: Bank, old: Bank, outside: Sequence[str], journaled: Sequence[Bank]
+) -> Verdict:
+    """A direct bank write of an *admissible* candidate (safe names, no audit hit) installs exactly it and
+    journals it; an inadmissible one leaves the bank unchanged; nothing lands outside the bank
+    (:func:`check_memory_names_confined`), no partial bank is left, and every journal line's archive still
+    holds its tree (no overwritten episode)."""
+    verdict = check_memory_names_confined(files, admissible, bank, old, outside)
+    if not verdict.holds:
+        return verdict
+    if admissible and files != old and (not journaled or journaled[-1] != files):
+        return Verdict.violated("bank replaced without a journal entry")
     return Verdict.ok()
 
 
