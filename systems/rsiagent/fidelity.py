@@ -419,7 +419,7 @@ def _wording(
         f"{where}: upstream's own sentences ({size}).",
         f"memsim's own sentences with upstream's labels and layout, at the same size ({size}).",
         _CLEAN_ROOM,
-        _SAME_SIZE + (" (characters too: the text enters a folding history)" if chars is not None else ""),
+        _SAME_SIZE + ("; its characters are upstream's too (tests/test_rsiagent_texts.py)" if chars else ""),
         tokens,
         text,
     )
