@@ -475,3 +475,15 @@ def test_index_append_rewrites_too_and_the_loader_sees_the_rewritten_text() -> N
 
     assert "\r" not in raw and "查询结果：x\ny..." in raw
     assert load_wiki_context(n, 30).text.startswith("=== index.md ===\n" + raw)
+
+
+def test_web_ingest_of_the_working_directory() -> None:
+    """``/api/ingest`` takes ``Path(".")`` as given (``web.py`` 389-412): the working directory exists, so its
+    direct children are collected and ingested (memsim raised ``PathEscape`` on the empty tree path)."""
+    n = make()
+    n.tree.write_text("notes.md", "FACT-0001=amber\n")
+    n.tree.write_text("sub/deep.md", "FACT-0002=teal\n")
+
+    out = n.web_ingest(".")
+
+    assert out["ingested"] == 1 and [r["file"] for r in out["results"]] == ["notes.md"]

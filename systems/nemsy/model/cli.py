@@ -48,6 +48,15 @@ class Cli(Agent):
         path = f"{RAW_DIR}/{rel}"
         self.tree.write_bytes(path, self.tree.read_bytes(path), clock=self.clock.seconds)
 
+    def is_file(self, path: str) -> bool:
+        """Whether tree path *path* (as :func:`tree_path` gives it) is a file (``""``, the root, is not)."""
+        return bool(path) and self.tree.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        """Whether tree path *path* is a directory with files; ``""`` (the root: the working directory) always
+        is one, as ``Path.cwd()`` always exists."""
+        return not path or self.tree.is_dir(path)
+
     def collect_files(
         self,
         path: str,
@@ -62,9 +71,9 @@ class Cli(Agent):
         against every part, ancestors included), sorted; anything else gives ``[]``. ``""`` is the tree
         root, which stands for the working directory (always a directory)."""
         path = tree_path(path)
-        if path and self.tree.exists(path):
+        if self.is_file(path):
             return [path] if PurePosixPath(path).suffix in extensions else []
-        if path and not self.tree.is_dir(path):
+        if not self.is_dir(path):
             return []
         skip = SKIP_DIRS | {WIKI_DIR.rsplit("/", 1)[-1]} | set(ignore_dirs)
         prefix = path + "/" if path else ""
@@ -163,7 +172,7 @@ class Cli(Agent):
             return outcomes + [IngestOutcome(f, s, "pending") for f, _, s in pending]
         if root == RAW_DIR and len(pending) > SCAN_CONFIRM_OVER and not confirm:
             return outcomes + [IngestOutcome(f, s, "cancelled") for f, _, s in pending]
-        single = bool(root) and self.tree.exists(root) and len(files) == 1  # a file, not a directory
+        single = self.is_file(root) and len(files) == 1  # a file, not a directory
         for f, content, status in pending:
             t = (title if single and title else None) or PurePosixPath(f).stem
             page = self.ingest(content, t, source_path=f, index_context=self.find_index_context(f), wide=wide)

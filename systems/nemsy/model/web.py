@@ -44,11 +44,11 @@ class Web(Cli):
         unless *force*.
         """
         where = tree_path(path)
-        if not (self.tree.exists(where) or self.tree.is_dir(where)):
+        if not (self.is_file(where) or self.is_dir(where)):
             raise HTTPError(404, f"Path not found: {path}")
         if self.fixed(OFF_WEB_INGEST_NOOP):
             return {"ingested": 0, "results": []}
-        files = self.collect_files(where, recursive=recursive) if self.tree.is_dir(where) else [where]
+        files = self.collect_files(where, recursive=recursive) if self.is_dir(where) else [where]
         results = []
         for f in files:
             content = self.tree.read_text(f)
