@@ -440,7 +440,16 @@ def bench(
             help="Comma-separated provider windows in tokens (up to 32, each 500 to 2,000,000).",
         ),
     ] = "8000,32000,128000",
-    seeds: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Number of workload seeds.")] = 3,
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            min=1,
+            max=1000,
+            help="Number of workload seeds (default 3). With --workload the file runs once per window (default "
+            "1); N > 1 reruns it with the designs' own randomness seeded per run.",
+        ),
+    ] = None,
     steps: Annotated[
         int | None,
         typer.Option(

@@ -289,6 +289,27 @@ def test_bench_runs_variants_knobs_and_a_user_workload(tmp_path: Path) -> None:
     assert len(rows) == 1 + 3 and rows[1].startswith(f"{d.name},")
 
 
+def test_a_user_workload_runs_once_per_window_unless_more_runs_are_asked_for(tmp_path: Path) -> None:
+    """The file is the same in every run: by default one run per window; `--seeds 2` reruns it and the table
+    says that only the designs' own randomness, seeded per run, differs."""
+    d = next(iter(designs()))
+    lines = [{"observation": "the shop opened", "facts": ["FACT-0001=amber"]}]
+    lines += [{"observation": "a quiet hour " * 20} for _ in range(4)] + [
+        {"observation": "q", "probe": "FACT-0001"}
+    ]
+    w = _workload(tmp_path / "w.jsonl", lines)
+    base = ["bench", "--designs", d, "--workload", str(w), "--budgets", "4000", "--no-plots"]
+
+    once = memsim(*base, "--out", str(tmp_path / "once"))
+    twice = memsim(*base, "--seeds", "2", "--out", str(tmp_path / "twice"))
+
+    assert once.returncode == 0 and twice.returncode == 0, once.stderr + twice.stderr
+    rows = {k: (tmp_path / k / "results.csv").read_text().splitlines()[1:] for k in ("once", "twice")}
+    assert len(rows["once"]) == 2 and len(rows["twice"]) == 4  # the design and the oracle, per run
+    assert "on w.jsonl (one run per window" in " ".join(once.stdout.split())
+    assert "only the designs' own randomness seeded per run" in " ".join(twice.stdout.split())
+
+
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
