@@ -81,7 +81,8 @@ class Design:
     *transfer* (``module:function``) replays a saved example on the real system (:mod:`sim.transfer`),
     *real_system* names it (``"package 1.2.3"``) and *transfer_notes* (``module:attribute``, a dict claim id
     to note) says how each claim's counterexample transfers; the ledger shows it.
-    *colour* (``#rrggbb``) is the design's colour in every plot and report (default: from its name).
+    *colour* (``#rrggbb``) is the design's colour in every plot and report (default: a palette colour no
+    other installed design has, :func:`colours`).
     """
 
     name: str
