@@ -4,12 +4,14 @@ loops and their floors run in interleaved rounds and the medians are compared.
 
     .venv/bin/python benchmarks/bench_merchantbench.py [--quick] [--json FILE]
 
-Goals (ratio = floor or peer time / ours, so higher is better; issue 17's table):
+Goals (ratio = floor or peer time / ours, so higher is better; issue 17's table, with the targets issue
+30 decided: the loop rows are scored against their same-work floors, the bare floors stay as reported
+rows):
 
 * ``mb.loop.estimate`` — the 2,200-step long run (one agent, the ``reminder`` save policy with
   read-on-probe, window and trigger 160,000) with the estimator-counting provider, against the **bare
   floor**: one SimPy process with one timeout per LLM call the loop made, then the design's estimate of
-  every message the loop appended (target >= 1/3). Everything else the loop does is charged to it,
+  every message the loop appended (reported). Everything else the loop does is charged to it,
   including the work upstream's design itself does on every act (below);
 * ``mb.loop.estimate.same-work`` — the same loop against the **same-work floor**: the bare floor plus
   the work the modeled system does besides bookkeeping, replayed from a capture of the run: (1) the step
@@ -20,14 +22,14 @@ Goals (ratio = floor or peer time / ours, so higher is better; issue 17's table)
   at every hook close as upstream writes them; (2) every trace op the loop recorded, recorded again
   (``Trace.op`` with the same detail). What is left to the loop is its bookkeeping: the history ledger,
   request assembly and trim, the stand-in model, ``/act`` admission and dispatch, the SimPy process per
-  step (reported);
+  step (target >= 1/3);
 * ``mb.loop.exact`` — the same run with the exact cl100k provider, every hop recorded, against the pure
   tokenization floor: each distinct text the loop counted (system prompt, tool schemas, every message's
-  provider text) encoded once, the texts built before the clock starts (target >= 2/3);
+  provider text) encoded once, the texts built before the clock starts (reported);
 * ``mb.loop.exact.same-work`` — the cl100k loop against the tokenization floor plus the same-work floor
   of the run (its timeouts, estimates, step files and ops) plus, for every message, its provider text
   built and its fact ids extracted once, and every request record the loop made recorded again
-  (``Trace.request`` with the same facts and detail) (reported);
+  (``Trace.request`` with the same facts and detail) (target >= 1/2);
 * ``mb.trim.langchain`` — request assembly and trim of a 2,000-message history at a 30,000-token budget
   against langchain-core's ``trim_messages(strategy="last")`` given a per-message cached counter (the
   fair peer: memsim caches too), target >= 100x; the cold row (both estimating as they go) is printed too;
@@ -336,7 +338,7 @@ def main() -> None:
                         "mb.loop.estimate",
                         f"loop (estimate provider, {steps:,} steps) vs bare SimPy + one estimate per message",
                         fl["bare"] / loop,
-                        ">= 1/3",
+                        "(reported)",
                         f"{loop:.3f} s vs {fl['bare']:.3f} s; {work}; with no bookkeeping at all the "
                         f"loop would still score {fl['bare'] / same:.3g} (bare / same-work floor)",
                     )
@@ -347,7 +349,7 @@ def main() -> None:
                         "loop (estimate provider) vs the same-work floor: bare + the loop's step files "
                         "(same bytes, same tree calls) + its trace ops",
                         same / loop,
-                        "(reported)",
+                        ">= 1/3",
                         f"{loop:.3f} s vs {same:.3f} s (bare {fl['bare']:.3f} + step files "
                         f"{fl['files']:.3f} + ops {fl['ops']:.3f})",
                     )
@@ -359,7 +361,7 @@ def main() -> None:
                         "mb.loop.exact",
                         f"loop (cl100k provider, {steps:,} steps) vs each text encoded once",
                         fl["tokens"] / loop,
-                        ">= 2/3",
+                        "(reported)",
                         f"{loop:.3f} s vs {fl['tokens']:.3f} s ({fl['texts']:,} texts); {work}; with no "
                         f"bookkeeping at all the loop would still score {fl['tokens'] / exact_same:.3g} "
                         "(tokenization / its same-work floor)",
@@ -371,7 +373,7 @@ def main() -> None:
                         "loop (cl100k provider) vs tokenization + the same-work floor + texts and facts "
                         "once + its request records",
                         exact_same / loop,
-                        "(reported)",
+                        ">= 1/2",
                         f"{loop:.3f} s vs {exact_same:.3f} s (tokens {fl['tokens']:.3f} + same-work "
                         f"{same:.3f} + texts and facts {fl['facts']:.3f} + requests {fl['requests']:.3f})",
                     )

@@ -128,9 +128,25 @@ def report_console(width: int) -> Any:
 def _err(msg: str) -> None:
     """The one error line: whitespace folded, control characters (a terminal escape in a file name or an
     option) shown escaped rather than sent to the terminal."""
+    sys.stderr.write(f"memsim: error: {_one_line(msg)}\n")
+
+
+def _one_line(msg: str) -> str:
     text = " ".join(msg.split())
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    sys.stderr.write(f"memsim: error: {text}\n")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _warn_broken_plugins() -> None:
+    """One line per installed plugin this command skipped because it failed to load (a command that named
+    one was refused with its error instead, as the exit-2 line)."""
+    from sim.registry import broken
+
+    for dist, error in broken().items():
+        _warn(f"plugin {dist} was skipped: {error}")
+
+
+def _warn(msg: str) -> None:
+    sys.stderr.write(f"memsim: warning: {_one_line(msg)}\n")
 
 
 def _parse_param(values: list[str]) -> dict[str, Any]:
@@ -424,7 +440,16 @@ def bench(
             help="Comma-separated provider windows in tokens (up to 32, each 500 to 2,000,000).",
         ),
     ] = "8000,32000,128000",
-    seeds: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="Number of workload seeds.")] = 3,
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            min=1,
+            max=1000,
+            help="Number of workload seeds (default 3). With --workload the file runs once per window (default "
+            "1); N > 1 reruns it with the designs' own randomness seeded per run.",
+        ),
+    ] = None,
     steps: Annotated[
         int | None,
         typer.Option(
@@ -633,6 +658,8 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> N
         _running -= 1
     if rc == EXIT_PIPE and own:
         _to_devnull(1)  # what is still buffered for the closed pipe goes nowhere, without a second error
+    if msg is None and rc in (EXIT_OK, EXIT_VERDICT):
+        _warn_broken_plugins()
     if msg is None:
         if own and rc in (EXIT_OK, EXIT_VERDICT):
             _leave(rc)

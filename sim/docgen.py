@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from pydantic import BaseModel
@@ -17,10 +16,6 @@ TOPICS = ("systems", "operations", "faults", "claims", "scenarios", "coverage", 
 
 def _designs(system: str | None) -> list[Design]:
     return [design(system)] if system is not None else list(designs().values())
-
-
-def _first_paragraph(doc: str | None) -> str:
-    return " ".join((doc or "").strip().split("\n\n")[0].split())
 
 
 def describe_fields(model: type[BaseModel]) -> list[str]:
@@ -63,11 +58,7 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
     if topic == "systems":
         for d in chosen:
             fid = fidelity_module(d.name)
-            pkg = importlib.import_module(d.package)
-            out.append(
-                f"{d.name}: {_first_paragraph(pkg.__doc__) or d.title}\n"
-                f"  report: {d.report.title} ({d.report.path})"
-            )
+            out.append(f"{d.name}: {d.title}\n  report: {d.report.title} ({d.report.path or 'not shipped'})")
             out.append(
                 f"  operations: {len(getattr(fid, 'OPERATIONS', []))}; claims: {len(cl.registry(d.name))}; "
                 f"fixes: {len(d.switches.fixes)}; not modeled: {len(getattr(fid, 'NOT_MODELED', []))}"
@@ -114,7 +105,7 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
     else:  # coverage
         missing = 0
         for d in chosen:
-            out.append(f"## {d.name} ({d.report.title}, {d.report.path})")
+            out.append(f"## {d.name} ({d.report.title}, {d.report.path or 'not shipped'})")
             for rid, cov in coverage(d.name):
                 if cov is None or not cov.covered:
                     missing += 1
@@ -238,10 +229,17 @@ def _synopsis() -> str:
     return "```\n" + "\n".join(lines) + "\n```"
 
 
+def _shipped() -> list[Design]:
+    """memsim's own designs: README describes what memsim ships, whatever plugins are installed beside it."""
+    from sim.registry import registered_by
+
+    return [d for d in designs().values() if registered_by(d.name) == "memsim"]
+
+
 def _counts() -> str:
     from sim import claims as cl
 
-    per = [(d.name, len(cl.registry(d.name))) for d in designs().values()]
+    per = [(d.name, len(cl.registry(d.name))) for d in _shipped()]
     total = sum(n for _, n in per)
     return f"{total} claims in {len(per)} designs: " + ", ".join(f"{name} {n}" for name, n in per)
 
@@ -250,14 +248,16 @@ def _scenario_table() -> str:
     from sim.scenario import scenarios
 
     rows = ["| scenario | design | what it shows |", "|---|---|---|"]
+    shipped = {d.name for d in _shipped()}
     for sc in scenarios().values():
-        rows.append(f"| `{sc.name}` | {sc.system} | {sc.title.replace('|', '/')} |")
+        if sc.system in shipped:
+            rows.append(f"| `{sc.name}` | {sc.system} | {sc.title.replace('|', '/')} |")
     return "\n".join(rows)
 
 
 def _design_table() -> str:
     rows = ["| design | what is modeled | report |", "|---|---|---|"]
-    for d in designs().values():
+    for d in _shipped():
         rows.append(f"| **{d.name}** | {d.title} | [{d.report.title}]({d.report.path}) |")
     return "\n".join(rows)
 

@@ -81,7 +81,8 @@ class Design:
     *transfer* (``module:function``) replays a saved example on the real system (:mod:`sim.transfer`),
     *real_system* names it (``"package 1.2.3"``) and *transfer_notes* (``module:attribute``, a dict claim id
     to note) says how each claim's counterexample transfers; the ledger shows it.
-    *colour* (``#rrggbb``) is the design's colour in every plot and report (default: from its name).
+    *colour* (``#rrggbb``) is the design's colour in every plot and report (default: a palette colour no
+    other installed design has, :func:`colours`).
     """
 
     name: str
@@ -160,25 +161,68 @@ def _entry_points(group: str) -> list[Any]:
 
 @cache
 def designs() -> Mapping[str, Design]:
-    """Every installed design, by name, in name order."""
+    """Every installed design that loads, by name, in name order.
+
+    An entry point that raises, or names something that is not a :class:`Design`, is skipped and noted
+    (:func:`broken`): a command that does not need it runs (the CLI warns once), and :func:`design`
+    refuses its name with the error. Two designs of one name are a usage error (nothing could choose).
+    """
     out: dict[str, Design] = {}
     for ep in _entry_points(DESIGNS_GROUP):
         try:
             obj = ep.load()
+            if callable(obj) and not isinstance(obj, Design):
+                obj = obj()
         except Exception as exc:
-            raise UsageError(
-                f"design {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}"
-            ) from exc
-        if callable(obj) and not isinstance(obj, Design):
-            obj = obj()
+            _note_broken(ep, f"design {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}")
+            continue
         if not isinstance(obj, Design):
-            raise UsageError(f"design entry point {ep.name!r} ({ep.value}) is not a sim.registry.Design")
-        if obj.name != ep.name:
-            raise UsageError(f"design entry point {ep.name!r} declares a design named {obj.name!r}")
-        if ep.name in out:
+            _note_broken(ep, f"design entry point {ep.name!r} ({ep.value}) is not a sim.registry.Design")
+        elif obj.name != ep.name:
+            _note_broken(ep, f"design entry point {ep.name!r} declares a design named {obj.name!r}")
+        elif ep.name in out:
             raise UsageError(f"two installed packages register a design named {ep.name!r}")
-        out[ep.name] = obj
+        else:
+            out[ep.name] = obj
     return MappingProxyType(out)
+
+
+#: Plugins that failed to load: distribution name -> the first error (one line each).
+_BROKEN: dict[str, str] = {}
+#: Broken design names -> their error (a command naming one is refused with it).
+_BROKEN_DESIGNS: dict[str, str] = {}
+
+
+def _distribution(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    return str(getattr(dist, "name", "") or ep.value.partition(".")[0].partition(":")[0])
+
+
+def _note_broken(ep: Any, message: str) -> None:
+    if ep.group == DESIGNS_GROUP:
+        _BROKEN_DESIGNS.setdefault(ep.name, message)
+    _BROKEN.setdefault(_distribution(ep), message)
+
+
+def note_broken_scenarios(ep_name: str, message: str) -> None:
+    """Note that the ``memsim.scenarios`` entry point *ep_name* failed to load (:mod:`sim.scenario`)."""
+    for ep in _entry_points(SCENARIOS_GROUP):
+        if ep.name == ep_name:
+            _note_broken(ep, message)
+            return
+
+
+def broken() -> dict[str, str]:
+    """Installed plugins (by distribution) skipped because they failed to load, with their error."""
+    return dict(_BROKEN)
+
+
+def registered_by(name: str) -> str:
+    """The distribution that registers design *name* (``memsim`` for memsim's own)."""
+    for ep in _entry_points(DESIGNS_GROUP):
+        if ep.name == name:
+            return _distribution(ep)
+    raise UsageError(f"unknown design {name!r}")
 
 
 def names() -> list[str]:
@@ -190,9 +234,52 @@ def design(name: str) -> Design:
     """The installed design *name*; an unknown name lists the installed ones and how to add one."""
     found = designs()
     if name not in found:
+        if name in _BROKEN_DESIGNS:
+            raise UsageError(_BROKEN_DESIGNS[name])
         have = ", ".join(found) or "(none)"
         raise UsageError(f"unknown design {name!r}: installed designs are {have}; {HOW_TO_ADD}")
     return found[name]
+
+
+#: Colours for designs that declare none (Okabe-Ito, then Tableau), and the oracle's grey.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C564B", "#BCBD22",
+           "#17BECF", "#9467BD", "#2CA02C", "#F0E442", "#FF7F0E", "#E377C2")  # fmt: skip
+ORACLE_COLOUR = "#444444"
+
+
+@cache
+def colours() -> Mapping[str, str]:
+    """Every installed design's colour (``#rrggbb``), all different.
+
+    A design's declared :attr:`Design.colour` wins; a design without one gets a palette colour chosen
+    by a stable hash of its name and moved on past every colour already taken (declared ones, the
+    oracle's, and those given to designs earlier in name order), so it depends only on which designs are
+    installed, never on which run beside it. Past the palette, colours are spaced around the hue wheel.
+    """
+    import colorsys
+    import hashlib
+
+    found = designs()
+    taken = {ORACLE_COLOUR.lower()} | {d.colour.lower() for d in found.values() if d.colour}
+    out: dict[str, str] = {}
+    for name, d in found.items():
+        if d.colour:
+            out[name] = d.colour
+            continue
+        start = int(hashlib.sha256(name.encode()).hexdigest(), 16)
+        pick = next(
+            (PALETTE[(start + i) % len(PALETTE)] for i in range(len(PALETTE))
+             if PALETTE[(start + i) % len(PALETTE)].lower() not in taken),
+            None,
+        )  # fmt: skip
+        hue = (start % 360) / 360
+        while pick is None or pick.lower() in taken:
+            r, g, b = colorsys.hls_to_rgb(hue, 0.45, 0.65)
+            pick = f"#{round(r * 255):02X}{round(g * 255):02X}{round(b * 255):02X}"
+            hue = (hue + 0.618033988749895) % 1.0
+        taken.add(pick.lower())
+        out[name] = pick
+    return MappingProxyType(out)
 
 
 def scenario_sources() -> list[tuple[str, str]]:

@@ -139,38 +139,57 @@ def from_module(mod: ModuleType, name: str, path: str = "") -> Scenario:
 @cache
 def scenarios() -> dict[str, Scenario]:
     """Every registered scenario, by name (from the ``memsim.scenarios`` entry points)."""
-    from sim.registry import scenario_sources
+    from sim.registry import note_broken_scenarios, scenario_sources
 
     out: dict[str, Scenario] = {}
     for ep_name, target in scenario_sources():
         try:
-            mod = importlib.import_module(target)
-        except Exception as exc:
-            raise UsageError(f"scenario source {ep_name!r} ({target}) failed to import: {exc}") from exc
-        found: list[tuple[str, ModuleType]] = []
-        if hasattr(mod, "__path__"):
-            for info in sorted(pkgutil.iter_modules(mod.__path__), key=lambda i: i.name):
-                if info.name.startswith("_"):
-                    continue
-                sub = importlib.import_module(f"{target}.{info.name}")
-                if hasattr(sub, "run"):
-                    found.append((info.name, sub))
-        else:
-            found.append((target.rsplit(".", 1)[-1], mod))
-        for name, sub in found:
+            found = _source(ep_name, target)
+        except Exception as exc:  # a broken plugin: skipped and noted (the CLI warns), the rest still run
+            why = str(exc) if isinstance(exc, UsageError) else f"{type(exc).__name__}: {exc}"
+            _BROKEN_SOURCES[ep_name] = f"scenario source {ep_name!r} ({target}) failed to load: {why}"
+            note_broken_scenarios(ep_name, _BROKEN_SOURCES[ep_name])
+            continue
+        for name, sc in found.items():
             if name in out:
                 raise UsageError(f"two registered scenarios are named {name!r}")
-            out[name] = from_module(sub, name)
+            out[name] = sc
     return dict(sorted(out.items()))
+
+
+#: Scenario entry points that failed to load -> their error (named by an unknown-scenario error).
+_BROKEN_SOURCES: dict[str, str] = {}
+
+
+def _source(ep_name: str, target: str) -> dict[str, Scenario]:
+    """The scenarios of one ``memsim.scenarios`` entry point (a module or a package of modules)."""
+    mod = importlib.import_module(target)
+    found: list[tuple[str, ModuleType]] = []
+    if hasattr(mod, "__path__"):
+        for info in sorted(pkgutil.iter_modules(mod.__path__), key=lambda i: i.name):
+            if info.name.startswith("_"):
+                continue
+            sub = importlib.import_module(f"{target}.{info.name}")
+            if hasattr(sub, "run"):
+                found.append((info.name, sub))
+    else:
+        found.append((target.rsplit(".", 1)[-1], mod))
+    out: dict[str, Scenario] = {}
+    for name, sub in found:
+        if name in out:
+            raise UsageError(f"two registered scenarios are named {name!r}")
+        out[name] = from_module(sub, name)
+    return out
 
 
 def get(name: str) -> Scenario:
     """The registered scenario *name*; raises :class:`UsageError`."""
     found = scenarios()
     if name not in found:
+        skipped = "".join(f"; {why}" for why in _BROKEN_SOURCES.values())
         raise UsageError(
             f"unknown scenario {name!r}: expected one of {', '.join(found) or '(none)'} or a path to a .py "
-            "script or .toml file"
+            f"script or .toml file{skipped}"
         )
     return found[name]
 

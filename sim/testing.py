@@ -11,15 +11,41 @@ It checks what ``sim.workload.DesignAdapter`` promises: the adapter is built as
 ``name`` is the design's; it returns one :class:`~sim.workload.ModelRequest` per step with non-empty
 string parts and an integer (or None) estimate; at a probe the question is inside the request; it
 records no requests itself; and the same seed gives the same requests.
+
+The rest of the design-level checks (report, coverage, scenario outputs, colour, benchmark labels,
+claims; :func:`check_design` runs all but the claims) live in :mod:`sim.conformance` and are re-exported
+here: memsim's own suite runs them on every installed design, and a plugin's tests call them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from sim.conformance import (
+    check_bench,
+    check_claims,
+    check_colour,
+    check_coverage,
+    check_design,
+    check_report,
+    check_scenario,
+    check_scenarios,
+)
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
 from sim.workload import ModelRequest, StorageStats, Workload, drive, make_workload
+
+__all__ = [
+    "check_adapter",
+    "check_bench",
+    "check_claims",
+    "check_colour",
+    "check_coverage",
+    "check_design",
+    "check_report",
+    "check_scenario",
+    "check_scenarios",
+]
 
 
 def _run(adapter_cls: type, name: str, variant: Variant, knobs: Any, budget: int, workload: Workload,

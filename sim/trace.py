@@ -149,6 +149,8 @@ class RequestRecord:
 
     ``facts`` is the full set's encoded list (:func:`encode_facts`), whatever the trace file stores;
     :attr:`fact_ids`, :attr:`fact_set` and :meth:`has_fact` read the set without building that text.
+    ``needed`` is the stored JSON text of the ids the request needed; read it as :attr:`needed_ids`, a
+    ``frozenset[str]`` like :attr:`fact_ids` (``rec.needed_ids <= rec.fact_ids``: every needed fact present).
     """
 
     seq: int

@@ -55,7 +55,7 @@ def run_cli(
     *,
     designs: str | None,
     budgets: str,
-    seeds: int,
+    seeds: int | None,
     steps: int | None,
     knobs: list[str],
     workload: Path | None,
@@ -94,15 +94,18 @@ def run_cli(
 
         load_workload_file(workload)  # validate every line before any cell runs
         workload_file = str(workload.resolve())
+    # A user's file is the same in every run: it runs once per window unless more runs are asked for, and
+    # then only the designs' own randomness (seeded per run) differs between them.
+    runs = seeds if seeds is not None else (1 if workload_file else 3)
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
-    tasks = tasks_for(specs, bl, seeds, steps, workload_file)
+    tasks = tasks_for(specs, bl, runs, steps, workload_file)
     aside = _prepare_plots if plots else _prepare  # the output phase's imports, beside the workers' cells
     rows = run_sweep(
         tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress, aside=aside
     )
     with outputs.transaction():
         paths = write_outputs(rows, out, plots, outputs=outputs, html=html, workers=workers)
-    report_console(240).print(render(aggregate(rows)))
+    report_console(240).print(render(aggregate(rows), workload=workload.name if workload else None))
     for p in paths:
         print(f"wrote {p}")
     return rows

@@ -10,24 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from sim.outputs import Outputs
-
-#: Colours for designs that declare none (``Design.colour``), by a stable hash of the design's name.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C564B", "#BCBD22",
-           "#17BECF", "#9467BD")  # fmt: skip
-ORACLE_COLOUR = "#444444"
+from sim.registry import ORACLE_COLOUR, PALETTE
 
 
 def colour(label: str) -> str:
-    """The colour of a design label: its design's declared colour (or one from its name), the same in
-    every run, plot and report whatever other designs run beside it; variants share it and draw dashed."""
+    """The colour of a design label (:func:`sim.registry.colours`: declared, or a fallback no other
+    installed design has), the same in every run, plot and report whatever other designs run beside it;
+    variants share it and draw dashed. A label of no installed design is hashed onto the palette."""
     if label == "oracle":
         return ORACLE_COLOUR
     base = label.split(":", 1)[0]
-    from sim.registry import designs
+    from sim.registry import colours
 
-    declared = designs().get(base)
-    if declared is not None and declared.colour:
-        return declared.colour
+    found = colours().get(base)
+    if found is not None:
+        return found
     return PALETTE[int(hashlib.sha256(base.encode()).hexdigest(), 16) % len(PALETTE)]
 
 

@@ -3,8 +3,9 @@
 The package (``memsim-NAME``, import name ``NAME``) has the same file set as memsim's built-in designs,
 registers itself under the ``memsim.designs`` and ``memsim.scenarios`` entry points, and holds a small
 runnable design (a plain last-K-tokens buffer), one real claim (faithful fails, fixed holds, off fails,
-combined holds), its benchmark adapter, a scenario and a test that uses
-:func:`sim.testing.check_adapter`. After ``pip install -e DIR`` it appears in ``memsim bench``,
+combined holds), its benchmark adapter, a scenario with its committed output, and tests that run every
+conformance check of :mod:`sim.testing` (the ones memsim's own suite runs on its designs). Record IDs are
+named after the design (``NAME-OBJ-buffer``). After ``pip install -e DIR`` it appears in ``memsim bench``,
 ``memsim claims --system NAME``, ``memsim run`` and ``memsim doc`` with no edit to memsim.
 """
 
@@ -51,7 +52,8 @@ def create(name: str, path: Path | None = None) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
     try:
         root = resources.files("sim.newdesign").joinpath("template")
-        _copy(root, staging, {"__PKG__": name, "__NAME__": name, "__TITLE__": title})
+        ident = name.upper().replace("_", "")[:16]  # record IDs are named after the design: TOY-OBJ-buffer
+        _copy(root, staging, {"__PKG__": name, "__NAME__": name, "__TITLE__": title, "__ID__": ident})
         if target.exists():
             target.rmdir()
         os.replace(staging, target)
