@@ -121,6 +121,7 @@ def _findings(view: RunView) -> list[tuple[str, str]]:
         if first is not None:
             text += f" (first miss: {first.misses[0]} at t={seconds(first.time)}, {first.agent})"
         out.append((text + ".", "bad" if misses else "ok"))
+        out.extend(_per_series(view))
     elif reqs:
         out.append(("No request in this trace is a probe (none names the facts it needed).", ""))
     if view.drop_events:
@@ -154,6 +155,28 @@ def _findings(view: RunView) -> list[tuple[str, str]]:
     return out
 
 
+def _per_series(view: RunView) -> list[tuple[str, str]]:
+    """One line per variant when the run has several, each with both denominators: the needed-fact checks
+    (a fact still missing at a later probe is needed, and counted, again) and the distinct facts behind
+    them, so "23 of 48" beside "30 of 30" says what each counts."""
+    named = [(s, t) for s, t in view.tallies.items() if s]
+    if len(named) < 2:
+        return []
+    out = []
+    for s, t in sorted(named, key=lambda st: st[1].first_seq):
+        text = (
+            f"{s}: {t.hits:,} of {t.needed:,} needed facts present over {plural(t.probes, 'probe')} "
+            f"({pct(t.hits, t.needed)}); distinct facts: {len(t.distinct_hits):,} of {len(t.distinct):,}."
+        )
+        out.append((text, "bad" if t.hits < t.needed else "ok"))
+    if any(t.needed != len(t.distinct) for _, t in named):
+        out.append((
+            "Needed facts count a fact at every probe that needs it (one still missing is needed again at "
+            "the next), so compare variants by their distinct facts.", "",
+        ))  # fmt: skip
+    return out
+
+
 def _stats(view: RunView) -> list[tuple[str, str]]:
     out = [
         (num(view.op_total), "operations"),
@@ -182,7 +205,16 @@ def context(view: RunView) -> dict[str, Any]:
     timelines = []
     for agent in sorted(keys[: charts.MAX_TIMELINES], key=lambda a: order[a]):
         marks = [m for m in view.marks if m[0] == agent]
-        timelines.append(charts.timeline(agent, per_agent[agent], marks, view.markers, view.tracked))
+        timelines.append(
+            charts.timeline(
+                agent,
+                per_agent[agent],
+                marks,
+                view.markers,
+                view.tracked,
+                series=lambda r: view.series(r) or r.route,
+            )
+        )
     undrawn = [
         (a, len(per_agent[a]), max(q.exact for q in per_agent[a]))
         for a in sorted(keys[charts.MAX_TIMELINES :], key=lambda a: order[a])
