@@ -138,7 +138,7 @@ def _against_budget(plt: Any, rows: list[dict[str, Any]], agg: list[dict[str, An
     ax.set_xlim(-0.5, len(budgets) - 0.5)
     ax.set_xlabel("provider window (tokens; one slot per window, evenly spaced)")
     ax.set_ylabel(ylabel)
-    ax.set_title(f"{ylabel.split(' (')[0]} against budget")
+    ax.set_title(f"{ylabel.split(' (')[0]} against the provider window")
     if metric == "recall":
         ax.set_ylim(-0.02, 1.05)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)

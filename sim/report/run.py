@@ -166,7 +166,8 @@ def _per_series(view: RunView) -> list[tuple[str, str]]:
     for s, t in sorted(named, key=lambda st: st[1].first_seq):
         text = (
             f"{s}: {t.hits:,} of {t.needed:,} needed facts present over {plural(t.probes, 'probe')} "
-            f"({pct(t.hits, t.needed)}); distinct facts: {len(t.distinct_hits):,} of {len(t.distinct):,}."
+            f"({pct(t.hits, t.needed)}); distinct facts (per agent): {len(t.distinct_hits):,} of "
+            f"{len(t.distinct):,}."
         )
         out.append((text, "bad" if t.hits < t.needed else "ok"))
     if any(t.needed != len(t.distinct) for _, t in named):

@@ -121,8 +121,8 @@ class Tally:
     probe_hits: int = 0
     needed: int = 0  # needed facts summed over probes (a fact needed at 3 probes counts 3 times)
     hits: int = 0
-    distinct: set[str] = field(default_factory=set)  # the distinct facts needed
-    distinct_hits: set[str] = field(default_factory=set)  # ... present at some probe that needed them
+    distinct: set[tuple[str, str]] = field(default_factory=set)  # distinct (agent, fact) needs
+    distinct_hits: set[tuple[str, str]] = field(default_factory=set)  # ... present at some probe of it
     first_seq: int = 0
 
 
@@ -370,8 +370,8 @@ def _read_requests(source: Path, view: RunView, small: bool) -> None:
             tally.probe_hits += not misses
             tally.needed += len(needed)
             tally.hits += len(hits)
-            tally.distinct.update(needed)
-            tally.distinct_hits.update(hits)
+            tally.distinct.update((agent, f) for f in needed)
+            tally.distinct_hits.update((agent, f) for f in hits)
             if len(view.probes) < MAX_PROBES:
                 view.probes.append(
                     Probe(req.seq, req.time, agent, req.route, hits, misses, len(facts), series)
