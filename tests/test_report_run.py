@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -270,3 +271,26 @@ def test_variants_are_named_in_run_order_with_comparable_denominators(tmp_path: 
     page = render_run(tmp_path / "labels.db")
     assert re.findall(r'data-series="([^"]+)"', page) == ["1 upstream", "2 the fix"]
     assert '<span class="sw line" style="background:#4E79A7;height:5px"></span>1 upstream (2)' in page
+
+
+def test_another_module_adds_a_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``sim.report.run.Section`` appended to ``SECTIONS`` gets its heading and nav link after the swim
+    lanes, its fragment rendered with the run's view and its own context."""
+    from sim.report import run as run_page
+
+    seen: list[str] = []
+
+    def ctx(view: Any) -> dict[str, Any]:
+        seen.append(view.meta["scenario"])
+        return {}
+
+    monkeypatch.setattr(
+        run_page, "SECTIONS", [run_page.Section("extra", "Extra part", "macros.html.j2", ctx)]
+    )
+    page = render_run(synthetic_trace(tmp_path / "t.db", steps=3))
+
+    assert seen == ["synthetic"]
+    assert (
+        page.index('<h2 id="lanes">') < page.index('<h2 id="extra">Extra part</h2>') < page.index('id="ops"')
+    )
+    assert '<a href="#extra">extra part</a>' in page

@@ -9,6 +9,8 @@ details (probes, fact drops, operation counts and listings, the run's meta).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +29,35 @@ from sim.report.runview import (
 )
 from sim.report.templating import render
 
+
+@dataclass(frozen=True)
+class Section:
+    """A part another module adds to the run page, after the swim lanes: its anchor *id*, its *title*
+    (heading and nav link), a *template* under ``templates/`` rendered on its own (autoescaped) with
+    ``view`` and what *context* returns for the :class:`RunView`."""
+
+    id: str
+    title: str
+    template: str
+    context: Callable[[RunView], dict[str, Any]] | None = None
+
+
+#: Added parts of the run page, in page order (empty: the page's own parts only).
+SECTIONS: list[Section] = []
+
 META_ORDER = ("scenario", "seed", "faults", "store", "params", "memsim_version", "schema_version", "complete")
 
 
 def render_run(trace_path: Path) -> str:
     """The report page of the complete trace at *trace_path* (:class:`sim.trace.TraceError` otherwise)."""
-    return render("run.html.j2", **context(read_run(Path(trace_path))))
+    from markupsafe import Markup
+
+    view = read_run(Path(trace_path))
+    extra = [
+        (s, Markup(render(s.template, view=view, **(s.context(view) if s.context is not None else {}))))
+        for s in SECTIONS
+    ]
+    return render("run.html.j2", **context(view), sections=extra)
 
 
 def _titles(view: RunView) -> tuple[str, dict[str, str]]:
