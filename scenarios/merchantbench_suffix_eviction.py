@@ -145,6 +145,8 @@ def run(ctx: Context) -> list[str]:
             FIXED(SAVE_BEFORE_COMPACT, TRIGGER_UNTRIMMED),
         ),
     ]
+    # Each run's route named as the summary names the run (the report page labels its series so).
+    ctx.sim.trace.set_meta(variants={f"react.hop.run{label[0]}": label for label, *_ in runs})
     for label, provider, save, variant in runs:
         lines += _run(ctx, obs, label, provider, save, variant)
     return lines

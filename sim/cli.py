@@ -36,6 +36,26 @@ HELP = (
     "interrupted (Ctrl-C; 143 for SIGTERM), partial outputs removed."
 )
 
+
+def _plain_metavars() -> None:
+    """Arguments in help as a person writes them: typer (0.29) shows a required argument as
+    ``{SCENARIO}`` in the usage line and appends its type (``SCENARIO <str>``) in the list; memsim's
+    metavars already say what to write, so the usage reads ``SCENARIO`` (``[TOPIC]`` when optional)
+    and the list ``SCENARIO``."""
+    from typer.core import TyperArgument
+
+    def usage(self: Any) -> str:
+        name = str(self.display_name_raw)
+        if not self.required and not name.startswith("["):
+            name = f"[{name}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    if hasattr(TyperArgument, "_usage_display_name") and hasattr(TyperArgument, "display_type_rich"):
+        TyperArgument._usage_display_name = usage  # type: ignore[method-assign]
+        TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
+
+
+_plain_metavars()
 app = typer.Typer(
     name="memsim",
     help=HELP,
@@ -500,11 +520,20 @@ def demo(
         Path | None,
         typer.Option(metavar="DIR", help="Output directory (default: a new temporary directory)."),
     ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Also print every scenario's summary, the full claims table, the benchmark tables and "
+            "each file written (default: a short summary and the page to open).",
+        ),
+    ] = False,
 ) -> None:
     """Run every installed design on the embedded defaults: scenarios, claims, a small benchmark, reports."""
     from sim import demo as d
 
-    if not d.run(out):
+    if not d.run(out, verbose=verbose):
         raise VerdictFailed()
 
 

@@ -4,9 +4,11 @@
    object store runs on moto in-process);
 2. the claims ledger in the ``quick`` profile, every direction, with its report page;
 3. a small context-budget benchmark with the oracle bound: CSV, SQLite, PNG plots and a report page;
-4. ``index.html`` linking every page.
+4. ``index.html``: the findings per design, linking each to its evidence, and every page.
 
-Returns whether every verdict came out as expected (the exit code follows it).
+The terminal gets a short summary (the findings, one line per part, the page to open: well under 60
+lines); ``verbose`` adds every scenario's summary, the full claims table, the benchmark tables and every
+file written. Returns whether every verdict came out as expected (the exit code follows it).
 """
 
 from __future__ import annotations
@@ -15,69 +17,153 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
+#: The benchmark window the index and the summary quote recall and tokens at (the sweep's middle one).
+WINDOWS = (8000, 32000, 128000)
+HEADLINE_WINDOW = 32000
+
 
 def run(
-    out: Path | None, *, claims_profile: str = "quick", bench_seeds: int = 2, bench_steps: int = 60
+    out: Path | None,
+    *,
+    claims_profile: str = "quick",
+    bench_seeds: int = 5,
+    bench_steps: int = 60,
+    verbose: bool = False,
 ) -> bool:
     """Run the demo, writing everything under *out* (a new temporary directory if None)."""
     from sim import bench, ledger, report
     from sim import scenario as sc
     from sim.outputs import Outputs
     from sim.registry import designs
+    from sim.report.fmt import plain
 
     console = Console(width=200, highlight=False)
+
+    def say(text: str = "", *, full: bool = False) -> None:
+        """Print a plain line (no markup); *full*: only with ``verbose``."""
+        if verbose or not full:
+            console.print(text, markup=False, highlight=False)
+
     outputs = Outputs()
     out = outputs.dir(out) if out is not None else Path(tempfile.mkdtemp(prefix="memsim-demo-"))
-    console.print(f"[bold]memsim demo[/bold]: outputs in {out}")
+    say(f"memsim demo: outputs in {out}")
     workers = min(2, os.cpu_count() or 1)
     links: list[tuple[str, str, str]] = []
+    runs: dict[str, list[tuple[str, str]]] = {}
     with outputs.transaction():
         found = sc.scenarios()
+        say("\nscenarios (each design's demo scenario: a trace and its page)")
         for d in designs().values():
             name = d.demo_scenario or next((s.name for s in found.values() if s.system == d.name), "")
             if name not in found:
                 continue
             s = found[name]
-            console.print(f"\n[bold]== scenario {name}[/bold] ({s.system}): {s.title}", highlight=False)
             store = "moto" if s.stores and "moto" in s.stores else None
             trace = out / "traces" / f"{name}.db"
             plan = sc.plan(s, store=store)
             result = sc.run_plan(plan, trace_path=trace, outputs=outputs)
+            say(f"  {name}: {plain(s.title)} -> traces/{name}.html")
             for line in result.lines:
-                console.print("  " + line, markup=False, highlight=False)
+                say("    " + line, full=True)
             page = out / "traces" / f"{name}.html"
             outputs.write_text(page, report.render_run(outputs.staged_path(trace)))
             links.append((f"scenario {name}", f"traces/{name}.html", f"{s.system}: {s.title}"))
+            runs.setdefault(s.system, []).append((name, f"traces/{name}.html"))
 
-        console.print(
-            f"\n[bold]== claims ledger[/bold] (every failure mode, four directions, {claims_profile} profile)"
-        )
         results = ledger.run_all(profile=claims_profile, workers=workers, progress=False)
         rows = [r for r, _ in results]
-        console.print(ledger.render_table(rows))
-        console.print(ledger.headline(rows, claims_profile, 0), markup=False)
+        head = ledger.headline(rows, claims_profile, 0)
+        say(f"\nclaims ledger (every failure mode, four directions) -> claims.html\n  {head}")
+        if verbose:
+            console.print(ledger.render_table(rows))
         doc = ledger.to_json(rows, profile=claims_profile, seed=0)
         outputs.write_text(
             out / "claims.json", json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"
         )
         outputs.write_text(out / "claims.html", report.render_claims(doc))
-        links.append(("claims ledger", "claims.html", ledger.headline(rows, claims_profile, 0)))
+        links.append(("claims ledger", "claims.html", head))
 
-        console.print(
-            "\n[bold]== context-budget benchmark[/bold] (same seeded workload through every design)"
-        )
-        tasks = bench.tasks_for(bench.parse_designs(None), [8000, 32000, 128000], bench_seeds, bench_steps)
+        tasks = bench.tasks_for(bench.parse_designs(None), list(WINDOWS), bench_seeds, bench_steps)
         bench_rows = bench.run_sweep(tasks, workers=workers, progress=False)
         bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
-        console.print(bench.render(bench.aggregate(bench_rows)))
-        links.append(("benchmark", "bench/index.html", f"{len(bench_rows)} cells"))
-        outputs.write_text(out / "index.html", report.render_index("memsim demo", links))
+        agg = bench.aggregate(bench_rows)
+        designs_run = sorted({str(r["design"]) for r in bench_rows})
+        say(
+            f"\ncontext-budget benchmark ({len(designs_run)} designs incl. the oracle × {len(WINDOWS)} "
+            f"windows × {bench_seeds} seeds, {len(bench_rows)} cells) -> bench/index.html"
+        )
+        for line in _bench_lines(agg):
+            say("  " + line)
+        if verbose:
+            console.print(bench.render(agg))
+        sweep = (
+            f"{len(bench_rows)} cells: {len(designs_run)} designs (with the oracle) × {len(WINDOWS)} windows "
+            f"× {bench_seeds} seeds, {bench_steps} load steps each"
+        )
+        links.append(("benchmark", "bench/index.html", sweep))
+
+        found_rows = report.headlines(doc, bench_rows, HEADLINE_WINDOW, runs)
+        say(f"\nfindings per design (recall and tokens per request at the {HEADLINE_WINDOW:,}-token window)")
+        for h in found_rows:
+            say("  " + _headline_line(h))
+        outputs.write_text(out / "index.html", report.render_index("memsim demo", links, findings=found_rows))
         written = outputs.paths
-    console.print()
-    for p in written:
-        console.print(f"wrote {p}", markup=False)
-    console.print(f"report: {out / 'index.html'}", markup=False)  # last: the page that links the others
+    say()
+    if verbose:
+        for p in written:
+            say(f"wrote {p}")
+    else:
+        say(
+            f"wrote {len(written)} files under {out} (memsim demo --verbose also prints every scenario's "
+            "summary, the claims table, the benchmark tables and each file)"
+        )
+    say(f"report: {out / 'index.html'}")  # last: the page that links the others
     return all(r.as_expected for r in rows)
+
+
+def _bench_lines(agg: list[dict[str, Any]]) -> list[str]:
+    """Per window: recall of each design (the oracle last), overflow and liveness; then a caution when
+    the seeds are too few to conclude."""
+    from sim.bench.stats import MIN_SEEDS
+
+    out = []
+    for b in sorted({int(a["budget"]) for a in agg}):
+        at = sorted(
+            (a for a in agg if int(a["budget"]) == b), key=lambda a: (a["design"] == "oracle", a["design"])
+        )
+        recall = ", ".join(f"{a['design']} {a['recall']:.3f}" for a in at if a.get("recall") is not None)
+        line = f"window {b:,}: recall {recall}"
+        over = [f"{a['design']} {a['over_window_sum']:,}" for a in at if a.get("over_window_sum")]
+        if over:
+            line += f"; requests over the window: {', '.join(over)}"
+        dead = [str(a["design"]) for a in at if not a.get("live")]
+        if dead:
+            line += f"; not live: {', '.join(dead)}"
+        out.append(line)
+    seeds = max((int(a.get("seeds") or 0) for a in agg), default=0)
+    if seeds < MIN_SEEDS:
+        out.append(
+            f"{seeds} seeds: too few to conclude which design recalls more (the page says so per cell)"
+        )
+    else:
+        out.append("95% bootstrap intervals over seeds, and which differences the seeds resolve: on the page")
+    return out
+
+
+def _headline_line(h: Any) -> str:
+    claims = "no claims"
+    if h.claims and h.as_expected:
+        claims = f"{h.claims} claims, every direction as expected"
+    elif h.claims:
+        verdicts = ", ".join(f"{ok}/{total} {what}" for what, ok, total in h.verdicts if total)
+        claims = f"{h.claims} claims NOT all as expected ({verdicts})"
+    line = f"{h.design}: {claims}"
+    if h.recall is not None:
+        line += f"; recall {h.recall_text()}"
+    if h.tokens is not None:
+        line += f"; {h.tokens:,.0f} tokens/request"
+    return line

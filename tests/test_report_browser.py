@@ -8,8 +8,8 @@ executable; where either is missing the tests skip with a one-line reason.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +19,7 @@ import pytest
 
 from sim import bench, ledger
 from sim import scenario as sc
-from sim.report import render_claims, render_index, render_run
+from sim.report import headlines, render_claims, render_index, render_run
 
 pytestmark = pytest.mark.xdist_group("chromium")
 
@@ -28,13 +28,14 @@ FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
-SCENARIO = "nemsy_recency_window"
+SCENARIO = "tracecraft_skewed_team"  # two variants (faithful, fixed) on one timeline per agent
 CLAIM = "merchantbench.suffix-eviction"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The demo's layout: a run page, the claims page, the bench page and the index linking them."""
+    """The demo's layout: a run page (a scenario running two variants side by side), the claims page, the
+    bench page and the index opening with the findings per design."""
     out = tmp_path_factory.mktemp("site")
     (out / "traces").mkdir()
     trace = out / "traces" / f"{SCENARIO}.db"
@@ -52,7 +53,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ("claims ledger", "claims.html", "one claim"),
         ("benchmark", "bench/index.html", f"{len(cells)} cells"),
     ]
-    (out / "index.html").write_text(render_index("memsim demo", links), encoding="utf-8")
+    found = headlines(doc, cells, 16000, {"tracecraft": [(SCENARIO, f"traces/{SCENARIO}.html")]})
+    (out / "index.html").write_text(render_index("memsim demo", links, findings=found), encoding="utf-8")
     pages = {"run": out / "traces" / f"{SCENARIO}.html", "claims": out / "claims.html",
              "bench": out / "bench" / "index.html", "index": out / "index.html"}  # fmt: skip
     return {"pages": pages, "claims": len(doc["claims"]), "bench_rows": len(bench.aggregate(cells))}
@@ -80,7 +82,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             executable_path=CHROMIUM,
             headless=True,
             args=FLAGS,
-            viewport={"width": 1200, "height": 900},
+            viewport={"width": 1400, "height": 900},
         )
         try:
             yield context
@@ -112,43 +114,120 @@ def _check(page: Any, errors: list[str], requests: list[str], shot: Path) -> Non
     assert shot.stat().st_size > 1000
 
 
-def test_the_run_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
-    """The context-window timeline and the swim lanes are drawn (non-empty boxes), the findings listed."""
-    page, errors, requests = _open(browser, site["pages"]["run"])
+WIDTHS = (1400, 800)
 
-    timelines = page.locator("svg.chart.timeline")
-    assert timelines.count() >= 1
-    box = timelines.first.bounding_box()
-    assert box is not None and box["width"] > 600 and box["height"] > 200
-    assert page.locator("svg.chart.timeline .band").count() >= 1
-    assert page.locator("svg.chart.lanes").count() == 1
-    assert page.locator("#summary li").count() >= 3
-    assert page.locator("#meta-table th", has_text="memsim_version").count() == 1
-    _check(page, errors, requests, tmp_path / "run.png")
+#: Tables wider than their box, without a visible hint above it saying how to see the rest; and whether
+#: the page itself is wider than the viewport.
+HIDDEN_COLUMNS = """() => {
+  const bad = [];
+  for (const t of document.querySelectorAll("main table")) {
+    const box = t.closest(".scroll") || t.parentElement;
+    if (box.clientWidth === 0) continue;  // in a closed <details>
+    const over = box.scrollWidth > box.clientWidth + 1 || box.getBoundingClientRect().right > innerWidth + 1;
+    const hint = box.previousElementSibling;
+    const shown = hint && hint.classList.contains("scroll-hint") && !hint.hidden && hint.offsetHeight > 0;
+    if (over && !shown) bad.push(t.id || t.className || "table");
+  }
+  return {bad, page: document.documentElement.scrollWidth, view: innerWidth};
+}"""
+
+#: Per chart: its axis titles, and per series its label (text, and whether it lies inside the drawing).
+CHART_LABELS = """(sel) => Array.from(document.querySelectorAll(sel)).map(svg => {
+  const vb = svg.viewBox.baseVal;
+  const inside = (el) => {
+    const b = el.getBBox();
+    return b.width > 0 && b.y >= vb.y - 1 && b.y + b.height <= vb.y + vb.height + 1;
+  };
+  const title = (axis) => Array.from(svg.querySelectorAll("text.axis-title." + axis))
+    .map(e => e.textContent.trim()).join("");
+  return {
+    label: svg.getAttribute("aria-label"), x: title("x"), y: title("y"),
+    series: Array.from(svg.querySelectorAll("g.series")).map(g => {
+      const t = g.querySelector("text.series-label");
+      return {name: g.dataset.design, text: t ? t.textContent.trim() : "", inside: t ? inside(t) : false};
+    }),
+  };
+})"""
+
+
+def _at_widths(browser: Any, path: Path, shot: Path) -> Iterator[Any]:
+    """The page at each of :data:`WIDTHS`, checked for errors and network use, screenshot kept."""
+    page, errors, requests = _open(browser, path)
+    for w in WIDTHS:
+        page.set_viewport_size({"width": w, "height": 900})
+        page.wait_for_timeout(0)  # let the resize handler run (no sleep: a zero-delay task turn)
+        yield page
+        _check(page, errors, requests, shot.with_name(f"{shot.stem}-{w}.png"))
+
+
+def _no_hidden_columns(page: Any) -> None:
+    fit = page.evaluate(HIDDEN_COLUMNS)
+    assert fit["bad"] == [], f"tables wider than the viewport with no visible way to the rest: {fit}"
+    assert fit["page"] <= fit["view"], f"the page scrolls sideways: {fit}"
+
+
+def test_the_run_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
+    """Each agent's timeline is drawn with its axis titles; its series carry the variants' names, in the
+    order they ran (faithful before fixed); the per-variant findings give both denominators; no table
+    hides columns."""
+    for page in _at_widths(browser, site["pages"]["run"], tmp_path / "run.png"):
+        timelines = page.locator("svg.chart.timeline")
+        assert timelines.count() >= 1
+        box = timelines.first.bounding_box()
+        assert box is not None and box["width"] > 600 and box["height"] > 200
+        assert page.locator("svg.chart.timeline .band").count() >= 1
+        titles = page.evaluate(CHART_LABELS, "svg.chart.timeline")
+        assert titles and all(t["x"] == "request #" and t["y"] == "tokens" for t in titles), titles
+        lanes = page.evaluate(CHART_LABELS, "svg.chart.lanes")
+        assert len(lanes) == 1 and "simulation time" in lanes[0]["x"]  # y: one labelled lane per agent
+        series = page.evaluate(
+            "() => Array.from(document.querySelectorAll('h3.timeline-agent + .legend')).map("
+            "l => Array.from(l.querySelectorAll('.series')).map(s => s.dataset.series))"
+        )
+        assert series and all(s == ["faithful", "fixed"] for s in series), series
+        summary = page.locator("#summary").inner_text()
+        assert "faithful:" in summary and "fixed:" in summary and "distinct facts" in summary
+        assert page.locator("#meta-table th", has_text="memsim_version").count() == 1
+        _no_hidden_columns(page)
 
 
 def test_the_claims_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
-    """One ledger row per claim, the counterexample printed, and every record link lands on its entry."""
-    page, errors, requests = _open(browser, site["pages"]["claims"])
-
-    assert page.locator("tr.claim-row").count() == site["claims"]
-    assert page.locator("pre.example").count() >= 1
-    dangling = page.evaluate(
-        "() => Array.from(document.querySelectorAll('a[href^=\"#\"]'))"
-        ".filter(a => !document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1))))"
-        ".map(a => a.getAttribute('href'))"
-    )
-    assert dangling == []
-    assert page.locator("code.replay").count() >= 1
-    _check(page, errors, requests, tmp_path / "claims.png")
+    """One ledger row per claim, the counterexample printed, every in-page link lands, and no table hides
+    columns at either width."""
+    for page in _at_widths(browser, site["pages"]["claims"], tmp_path / "claims.png"):
+        assert page.locator("tr.claim-row").count() == site["claims"]
+        assert page.locator("pre.example").count() >= 1
+        dangling = page.evaluate(
+            "() => Array.from(document.querySelectorAll('a[href^=\"#\"]'))"
+            ".filter(a => !document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1))))"
+            ".map(a => a.getAttribute('href'))"
+        )
+        assert dangling == []
+        assert page.locator("code.replay").count() >= 1
+        _no_hidden_columns(page)
 
 
 def test_the_bench_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
-    """The aggregate rows, the SVG series and the plot images, decoded; the cell filter works."""
-    page, errors, requests = _open(browser, site["pages"]["bench"])
-
-    assert page.locator("#aggregate-table tbody tr").count() == site["bench_rows"]
-    assert page.locator("svg.chart.bench g.series").count() >= 2
+    """Every chart has axis titles and a visible label per series (inside the drawing, even where several
+    sit at 0); at 1400 px the aggregate tables fit whole, and no table hides columns at 800 px; the plots
+    decode; the recall cells say when the seeds are too few; the cell filter works."""
+    for page in _at_widths(browser, site["pages"]["bench"], tmp_path / "bench.png"):
+        charts = page.evaluate(CHART_LABELS, "svg.chart.bench")
+        assert len(charts) == 3
+        for c in charts:
+            assert c["x"] == "provider window (tokens)" and c["y"], c
+            assert {s["name"] for s in c["series"]} == {"merchantbench", "oracle"}, c
+            assert all(s["text"] == s["name"] and s["inside"] for s in c["series"]), c
+        _no_hidden_columns(page)
+        if page.viewport_size["width"] >= 1400:
+            wide = page.evaluate(
+                "() => Array.from(document.querySelectorAll('table.aggregate')).filter(t => "
+                "t.closest('.scroll').scrollWidth > t.closest('.scroll').clientWidth + 1).map(t => t.id)"
+            )
+            assert wide == []
+        rows = page.locator("table.aggregate[data-rows] tbody tr[data-design]").count()
+        assert rows == site["bench_rows"]
+        assert "too few to conclude" in page.locator("#summary").inner_text()
     sizes = page.evaluate("() => Array.from(document.images).map(i => i.complete ? i.naturalWidth : 0)")
     if importlib.util.find_spec("matplotlib") is not None:
         assert sizes and all(w > 0 for w in sizes), sizes
@@ -162,18 +241,26 @@ def test_the_bench_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> N
         ".filter(r => !r.hidden).map(r => r.cells[0].textContent.trim())"
     )
     assert shown and set(shown) == {"oracle"}
-    _check(page, errors, requests, tmp_path / "bench.png")
 
 
 def test_the_index_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
-    """The index links every page, and every link resolves to a file beside it."""
-    page, errors, requests = _open(browser, site["pages"]["index"])
-
-    hrefs = page.evaluate(
-        "() => Array.from(document.querySelectorAll('#reports a')).map(a => a.getAttribute('href'))"
-    )
-    assert len(hrefs) == 3
+    """The index opens with the headline numbers per design (claim verdicts, recall and tokens at the
+    window), each linking to its evidence on a page beside it, and links every page."""
     root = site["pages"]["index"].parent
-    assert all((root / h).is_file() for h in hrefs)
-    _check(page, errors, requests, tmp_path / "index.png")
-    assert json.dumps(hrefs)  # the links are plain relative paths
+    for page in _at_widths(browser, site["pages"]["index"], tmp_path / "index.png"):
+        mb = page.locator('#findings tr[data-design="merchantbench"]')
+        text = mb.inner_text()
+        assert re.search(r"1 claim, all as expected", text) and re.search(r"1/1 counterexamples found", text)
+        assert re.search(r"\b[01]\.\d{3}\b", text), text  # recall at the window
+        assert re.search(r"\b\d[\d,]*\b", mb.locator("td").nth(3).inner_text())  # tokens per request
+        assert "too few to conclude" in text or "seed" in text
+        hrefs = page.evaluate(
+            "() => Array.from(document.querySelectorAll('#findings a, #reports a'))"
+            ".map(a => a.getAttribute('href'))"
+        )
+        assert "claims.html#system-merchantbench" in hrefs and f"traces/{SCENARIO}.html" in hrefs
+        assert all((root / h.split("#")[0]).is_file() for h in hrefs)
+        assert page.locator("#reports a").count() == 3
+        _no_hidden_columns(page)
+    claims = (root / "claims.html").read_text()
+    assert 'id="system-merchantbench"' in claims

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -236,3 +237,60 @@ def test_memsim_report_writes_the_page_and_refuses_bad_input_in_one_line(tmp_pat
     assert (tmp_path / "syn.html").read_text(encoding="utf-8") == render_run(trace)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stderr.startswith("memsim: error:")
     assert not (tmp_path / "notes.html").exists()
+
+
+def test_variants_are_named_in_run_order_with_comparable_denominators(tmp_path: Path) -> None:
+    """A scenario running variants side by side: each agent's series carry the variants' names (from the
+    requests' ``variant`` detail, or the trace's ``variants`` meta of route → label), listed in the order
+    they ran, and the findings give each variant's needed-fact checks and its distinct facts per agent."""
+    trace = tmp_path / "reuse.db"
+    sc.execute("tracecraft_cursor_reuse", trace_path=trace)
+    page = render_run(trace)
+
+    assert re.findall(r'data-series="([^"]+)"', page)[:2] == ["faithful", "fixed"]
+    assert (
+        "faithful: 21 of 33 needed facts present over 2 probes (64%); distinct facts (per agent): 21 of 33"
+        in page
+    )
+
+    clock = [0.0]
+    tr = Trace(tmp_path / "labels.db", keep=False, now=lambda: clock[0])
+    tr.set_meta(scenario="synthetic", seed=1, variants={"hop.run2": "2 the fix", "hop.run1": "1 upstream"})
+    for route in ("hop.run1", "hop.run1", "hop.run2", "hop.run2", "hop.run2"):
+        clock[0] += 1
+        tr.request(
+            "merchantbench",
+            route,
+            agent="a",
+            exact_tokens=10,
+            estimate=None,
+            messages=1,
+            needed={"FACT-0001"},
+        )
+    tr.close(complete=True)
+    page = render_run(tmp_path / "labels.db")
+    assert re.findall(r'data-series="([^"]+)"', page) == ["1 upstream", "2 the fix"]
+    assert '<span class="sw line" style="background:#4E79A7;height:5px"></span>1 upstream (2)' in page
+
+
+def test_another_module_adds_a_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``sim.report.run.Section`` appended to ``SECTIONS`` gets its heading and nav link after the swim
+    lanes, its fragment rendered with the run's view and its own context."""
+    from sim.report import run as run_page
+
+    seen: list[str] = []
+
+    def ctx(view: Any) -> dict[str, Any]:
+        seen.append(view.meta["scenario"])
+        return {}
+
+    monkeypatch.setattr(
+        run_page, "SECTIONS", [run_page.Section("extra", "Extra part", "macros.html.j2", ctx)]
+    )
+    page = render_run(synthetic_trace(tmp_path / "t.db", steps=3))
+
+    assert seen == ["synthetic"]
+    assert (
+        page.index('<h2 id="lanes">') < page.index('<h2 id="extra">Extra part</h2>') < page.index('id="ops"')
+    )
+    assert '<a href="#extra">extra part</a>' in page

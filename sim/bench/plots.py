@@ -119,19 +119,23 @@ def _tokens_over_time(plt: Any, rows: list[dict[str, Any]]) -> Any:
 def _against_budget(plt: Any, rows: list[dict[str, Any]], agg: list[dict[str, Any]], metric: str,
                     ylabel: str) -> Any:  # fmt: skip
     designs = list(dict.fromkeys(r["design"] for r in rows))
+    budgets = sorted({int(a["budget"]) for a in agg})
     fig, ax = plt.subplots(figsize=(8.5, 4.5))
     n = max(1, len(designs))
     for k, d in enumerate(designs):
         pts = sorted((a["budget"], a[metric]) for a in agg if a["design"] == d and a[metric] is not None)
         if not pts:
             continue
-        # Dodge each design a little along the (log) x axis so equal values do not hide each other.
-        dodge = 1.0 + 0.035 * (k - (n - 1) / 2)
-        ax.plot([x * dodge for x, _ in pts], [y for _, y in pts], marker="o", ms=4, label=d, **style(d))
-    ax.set_xscale("log")
-    ax.set_xlabel("provider window (tokens)")
+        # Windows evenly spaced, one slot each (as the report page's SVG charts draw them); each design
+        # dodged a little within its slot so equal values do not hide each other.
+        dodge = min(0.07, 0.6 / n) * (k - (n - 1) / 2)
+        xs = [budgets.index(int(x)) + dodge for x, _ in pts]
+        ax.plot(xs, [y for _, y in pts], marker="o", ms=4, label=d, **style(d))
+    ax.set_xticks(range(len(budgets)), [f"{b:,}" for b in budgets])
+    ax.set_xlim(-0.5, len(budgets) - 0.5)
+    ax.set_xlabel("provider window (tokens; one slot per window, evenly spaced)")
     ax.set_ylabel(ylabel)
-    ax.set_title(f"{ylabel.split(' (')[0]} against budget")
+    ax.set_title(f"{ylabel.split(' (')[0]} against the provider window")
     if metric == "recall":
         ax.set_ylim(-0.02, 1.05)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)

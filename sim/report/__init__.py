@@ -7,7 +7,7 @@ a server, and is byte-identical for the same input: nothing in it comes from the
 - :func:`render_run` — a trace (``memsim run --out DIR --html``, ``memsim report TRACE.db``);
 - :func:`render_claims` — a claims ledger (``memsim claims --html FILE``, ``memsim report CLAIMS.json``);
 - :func:`render_bench_rows` / :func:`render_bench` — a benchmark sweep (``memsim bench --html``);
-- :func:`render_index` — the demo's index page;
+- :func:`render_index` — the demo's index page (:func:`headlines`: the findings per design it opens with);
 - :func:`render_any` — whichever of the first three *source* is.
 
 Modules: :mod:`~sim.report.runview` (a trace read once and reduced), :mod:`~sim.report.facts` (fact sets
@@ -23,17 +23,18 @@ from typing import Any
 
 from sim.report.bench import render_bench, render_bench_rows
 from sim.report.claims import render_claims
+from sim.report.index import headlines, render_index
 from sim.report.run import render_run
 
-__all__ = ["render_any", "render_bench", "render_bench_rows", "render_claims", "render_index", "render_run"]
-
-
-def render_index(title: str, entries: list[tuple[str, str, str]]) -> str:
-    """An index page linking *entries* (``(label, relative href, description)``)."""
-    from sim import __version__
-    from sim.report.templating import render
-
-    return render("index.html.j2", title=title, entries=entries, version=__version__)
+__all__ = [
+    "headlines",
+    "render_any",
+    "render_bench",
+    "render_bench_rows",
+    "render_claims",
+    "render_index",
+    "render_run",
+]
 
 
 def render_any(source: Path) -> str:

@@ -146,8 +146,8 @@ class Timeline:
     """One agent's requests: stacked tokens by kind, lines, rugs, probes, fact counts, routes."""
 
     agent: str
-    routes: list[tuple[str, str, int]]  # (route, colour, requests)
-    route_strip: list[tuple[str, str, str, str]]  # (x, w, colour, route) when the agent has several routes
+    routes: list[tuple[str, str, int]]  # (series, colour, requests), in the order each first ran
+    route_strip: list[tuple[str, str, str, str]]  # (x, w, colour, series) when the agent has several series
     requests: int
     per_column: int
     right: str
@@ -259,8 +259,14 @@ def timeline(
     marks: list[Mark],
     markers: dict[str, str],
     tracked: list[str] | None = None,
+    series: Callable[[Request], str] | None = None,
 ) -> Timeline:
-    """The timeline of *agent*'s requests (in seq order, all routes), with its notable operations *marks*."""
+    """The timeline of *agent*'s requests (in seq order, all routes), with its notable operations *marks*.
+
+    *series* names the series a request belongs to (default: its route; a scenario running several
+    variants side by side names them): the strip under the axis and its legend show the series, in the
+    order each first ran."""
+    name = series or (lambda r: r.route)
     per = max(1, math.ceil(len(reqs) / MAX_COLUMNS))
     cols = [reqs[i : i + per] for i in range(0, len(reqs), per)]
     reps = [max(c, key=lambda r: (r.exact, -r.seq)) for c in cols]
@@ -275,15 +281,15 @@ def timeline(
     top = 10 + len(rugs) * RUG_H + (8 if rugs else 6)
     plot_h = PLOT_H if n > 12 else PLOT_H * 2 // 3
     bottom = top + plot_h
-    counts = Counter(r.route for r in reqs)
-    route_colour = {r: ROUTE_PALETTE[i % len(ROUTE_PALETTE)] for i, r in enumerate(sorted(counts))}
-    routes = [(r, route_colour[r], counts[r]) for r in sorted(counts, key=lambda r: (-counts[r], r))]
+    counts = Counter(name(r) for r in reqs)  # insertion order: the order each series first ran
+    route_colour = {r: ROUTE_PALETTE[i % len(ROUTE_PALETTE)] for i, r in enumerate(counts)}
+    routes = [(r, route_colour[r], counts[r]) for r in counts]
     strip: list[tuple[str, str, str, str]] = []
     if len(counts) > 1:
         c0 = 0
         for c in range(1, n + 1):
-            if c == n or reps[c].route != reps[c0].route:
-                strip.append((_f(X(c0)), _f(X(c) - X(c0)), route_colour[reps[c0].route], reps[c0].route))
+            if c == n or name(reps[c]) != name(reps[c0]):
+                strip.append((_f(X(c0)), _f(X(c) - X(c0)), route_colour[name(reps[c0])], name(reps[c0])))
                 c0 = c
     for i, r in enumerate(rugs):
         rugs[i] = Rug(r.label, r.shape, r.colour, str(10 + i * RUG_H), r.cells, r.total, r.guides)
@@ -392,7 +398,8 @@ def timeline(
         height=height, has_facts=has_facts, raster=raster,
         bands=bands, lines=lines, rugs=rugs, probes=probes,
         columns=[
-            Column(_f(X(c)), _f(cw), _column_title(agent, per, c, col, reps[c], marked.get(c, Counter())))
+            Column(_f(X(c)), _f(cw), _column_title(agent, per, c, col, reps[c], marked.get(c, Counter()),
+                                                   name(reps[c])))
             for c, col in enumerate(cols)
         ],
         y_ticks=[(_f(Y(v)), compact(v)) for v in ticks],
@@ -403,7 +410,7 @@ def timeline(
 
 
 def _column_title(
-    agent: str, per: int, c: int, col: list[Request], rep: Request, marked: Counter[str]
+    agent: str, per: int, c: int, col: list[Request], rep: Request, marked: Counter[str], series: str = ""
 ) -> str:
     """A column's hover text, kept short (a long run has hundreds of columns)."""
     first = c * per + 1
@@ -414,7 +421,8 @@ def _column_title(
     )
     when = f"t={seconds(col[0].time)}" + (f"–{seconds(col[-1].time)}" if col[-1].time != col[0].time else "")
     est = f" (estimate {rep.estimate:,})" if rep.estimate is not None else ""
-    parts = [f"{agent} · {head} · {when}", f"{rep.route}: {rep.exact:,} tokens{est}"]
+    route = rep.route if series in ("", rep.route) else f"{series} ({rep.route})"
+    parts = [f"{agent} · {head} · {when}", f"{route}: {rep.exact:,} tokens{est}"]
     if rep.kinds:
         parts[-1] += ": " + ", ".join(
             f"{k} {v:,}" for k, v in sorted(rep.kinds.items(), key=lambda kv: kind_order(kv[0]))

@@ -103,3 +103,19 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 def plural(n: int, word: str, many: str = "") -> str:
     """``1 probe`` / ``3 probes`` (with thousands separators)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def rst_inline(text: str) -> Any:
+    """*text* as HTML (escaped) with reST inline literals (````name````) shown as code, not backticks."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    return Markup(re.sub(r"``(.+?)``", r"<code>\1</code>", str(escape(text))))
+
+
+def plain(text: str) -> str:
+    """*text* with reST inline literals (````name````) unquoted, for a terminal line."""
+    import re
+
+    return re.sub(r"``(.+?)``", r"\1", text)

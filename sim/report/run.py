@@ -9,6 +9,8 @@ details (probes, fact drops, operation counts and listings, the run's meta).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +29,35 @@ from sim.report.runview import (
 )
 from sim.report.templating import render
 
+
+@dataclass(frozen=True)
+class Section:
+    """A part another module adds to the run page, after the swim lanes: its anchor *id*, its *title*
+    (heading and nav link), a *template* under ``templates/`` rendered on its own (autoescaped) with
+    ``view`` and what *context* returns for the :class:`RunView`."""
+
+    id: str
+    title: str
+    template: str
+    context: Callable[[RunView], dict[str, Any]] | None = None
+
+
+#: Added parts of the run page, in page order (empty: the page's own parts only).
+SECTIONS: list[Section] = []
+
 META_ORDER = ("scenario", "seed", "faults", "store", "params", "memsim_version", "schema_version", "complete")
 
 
 def render_run(trace_path: Path) -> str:
     """The report page of the complete trace at *trace_path* (:class:`sim.trace.TraceError` otherwise)."""
-    return render("run.html.j2", **context(read_run(Path(trace_path))))
+    from markupsafe import Markup
+
+    view = read_run(Path(trace_path))
+    extra = [
+        (s, Markup(render(s.template, view=view, **(s.context(view) if s.context is not None else {}))))
+        for s in SECTIONS
+    ]
+    return render("run.html.j2", **context(view), sections=extra)
 
 
 def _titles(view: RunView) -> tuple[str, dict[str, str]]:
@@ -121,6 +146,7 @@ def _findings(view: RunView) -> list[tuple[str, str]]:
         if first is not None:
             text += f" (first miss: {first.misses[0]} at t={seconds(first.time)}, {first.agent})"
         out.append((text + ".", "bad" if misses else "ok"))
+        out.extend(_per_series(view))
     elif reqs:
         out.append(("No request in this trace is a probe (none names the facts it needed).", ""))
     if view.drop_events:
@@ -154,6 +180,29 @@ def _findings(view: RunView) -> list[tuple[str, str]]:
     return out
 
 
+def _per_series(view: RunView) -> list[tuple[str, str]]:
+    """One line per variant when the run has several, each with both denominators: the needed-fact checks
+    (a fact still missing at a later probe is needed, and counted, again) and the distinct facts behind
+    them, so "23 of 48" beside "30 of 30" says what each counts."""
+    named = [(s, t) for s, t in view.tallies.items() if s]
+    if len(named) < 2:
+        return []
+    out = []
+    for s, t in sorted(named, key=lambda st: st[1].first_seq):
+        text = (
+            f"{s}: {t.hits:,} of {t.needed:,} needed facts present over {plural(t.probes, 'probe')} "
+            f"({pct(t.hits, t.needed)}); distinct facts (per agent): {len(t.distinct_hits):,} of "
+            f"{len(t.distinct):,}."
+        )
+        out.append((text, "bad" if t.hits < t.needed else "ok"))
+    if any(t.needed != len(t.distinct) for _, t in named):
+        out.append((
+            "Needed facts count a fact at every probe that needs it (one still missing is needed again at "
+            "the next), so compare variants by their distinct facts.", "",
+        ))  # fmt: skip
+    return out
+
+
 def _stats(view: RunView) -> list[tuple[str, str]]:
     out = [
         (num(view.op_total), "operations"),
@@ -182,7 +231,16 @@ def context(view: RunView) -> dict[str, Any]:
     timelines = []
     for agent in sorted(keys[: charts.MAX_TIMELINES], key=lambda a: order[a]):
         marks = [m for m in view.marks if m[0] == agent]
-        timelines.append(charts.timeline(agent, per_agent[agent], marks, view.markers, view.tracked))
+        timelines.append(
+            charts.timeline(
+                agent,
+                per_agent[agent],
+                marks,
+                view.markers,
+                view.tracked,
+                series=lambda r: view.series(r) or r.route,
+            )
+        )
     undrawn = [
         (a, len(per_agent[a]), max(q.exact for q in per_agent[a]))
         for a in sorted(keys[charts.MAX_TIMELINES :], key=lambda a: order[a])

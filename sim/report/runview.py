@@ -60,6 +60,7 @@ class Request:
     probe: tuple[int, int] | None = None  # (needed facts present, needed facts)
     present: int = 0  # bit i: tracked fact i is in this request (RunView.tracked)
     wanted: int = 0  # bit i: this request is a probe that needed tracked fact i
+    variant: str = ""  # the variant the request's detail names (a scenario running several side by side)
 
     @property
     def detail_lines(self) -> dict[str, int]:
@@ -80,6 +81,7 @@ class Probe:
     hits: tuple[str, ...]
     misses: tuple[str, ...]
     facts: int
+    variant: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,21 @@ class Op:
     phase: str
     detail: str
     marker: str = ""
+
+
+@dataclass
+class Tally:
+    """Probes of one series (a variant, or a route a scenario named as one): needed-fact checks and the
+    distinct facts behind them, so two series' denominators compare (a fact still missing at a later probe
+    is needed, and counted, again)."""
+
+    probes: int = 0
+    probe_hits: int = 0
+    needed: int = 0  # needed facts summed over probes (a fact needed at 3 probes counts 3 times)
+    hits: int = 0
+    distinct: set[tuple[str, str]] = field(default_factory=set)  # distinct (agent, fact) needs
+    distinct_hits: set[tuple[str, str]] = field(default_factory=set)  # ... present at some probe of it
+    first_seq: int = 0
 
 
 @dataclass
@@ -143,6 +160,14 @@ class RunView:
     # (agent, seq, time, op, phase) of every notable operation (up to MAX_MARKS), for the timelines' rugs
     params_lines: dict[str, int] = field(default_factory=dict)
     tracked: list[str] = field(default_factory=list)  # the needed facts each request is checked for
+    #: Route → the variant it ran, from the trace's ``variants`` meta (a scenario that names each run).
+    route_labels: dict[str, str] = field(default_factory=dict)
+    #: Probe tallies per series (:meth:`series`), in the order the series first made a request.
+    tallies: dict[str, Tally] = field(default_factory=dict)
+
+    def series(self, req: Request) -> str:
+        """The series a request belongs to on the page: its variant, else its route's label, else ''."""
+        return req.variant or self.route_labels.get(req.route, "")
 
     def agent_requests(self, agent: str) -> int:
         """How many requests *agent* made (over all its routes)."""
@@ -251,6 +276,7 @@ def _reduce(conn: sqlite3.Connection, source: Path, meta: dict[str, str]) -> Run
         agent_ops=agent_ops,
         op_names=op_names,
         params_lines=_int_lines(params) or _int_lines(_decoded(meta)),
+        route_labels=_labels(meta),
     )
     for (text,) in conn.execute("SELECT needed FROM requests WHERE needed != '[]' ORDER BY seq"):
         for f in json.loads(text):
@@ -265,6 +291,17 @@ def _reduce(conn: sqlite3.Connection, source: Path, meta: dict[str, str]) -> Run
     if small:
         view.lane_points.sort(key=lambda p: p[1])
     return view
+
+
+def _labels(meta: dict[str, str]) -> dict[str, str]:
+    """The ``variants`` meta: a JSON object of route → variant label (anything else: none)."""
+    try:
+        loaded = json.loads(meta.get("variants", "{}"))
+    except ValueError:
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {str(k): str(v) for k, v in loaded.items() if isinstance(v, str)}
 
 
 def lane_bin(view: RunView, t: float, seq: int) -> int:
@@ -308,6 +345,8 @@ def _read_requests(source: Path, view: RunView, small: bool) -> None:
         if not (isinstance(kinds, dict) and all(isinstance(v, int) for v in kinds.values())):
             kinds = None
         req = Request(int(seq), float(t), str(route), int(exact), est, kinds, len(facts), dropped, {})
+        variant = detail.get("variant")
+        req.variant = variant if isinstance(variant, str) else ""
         own = _int_lines(detail)
         req.lines = own or view.params_lines
         req.own_lines = bool(own)
@@ -323,8 +362,20 @@ def _read_requests(source: Path, view: RunView, small: bool) -> None:
             view.probe_hits += not misses
             view.needed_total += len(needed)
             view.needed_hits += len(hits)
+            series = view.series(req)
+            tally = view.tallies.get(series)
+            if tally is None:
+                tally = view.tallies[series] = Tally(first_seq=req.seq)
+            tally.probes += 1
+            tally.probe_hits += not misses
+            tally.needed += len(needed)
+            tally.hits += len(hits)
+            tally.distinct.update((agent, f) for f in needed)
+            tally.distinct_hits.update((agent, f) for f in hits)
             if len(view.probes) < MAX_PROBES:
-                view.probes.append(Probe(req.seq, req.time, agent, req.route, hits, misses, len(facts)))
+                view.probes.append(
+                    Probe(req.seq, req.time, agent, req.route, hits, misses, len(facts), series)
+                )
         view.requests.setdefault(key, []).append(req)
         if dropped:
             view.drop_events += 1

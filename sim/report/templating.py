@@ -36,6 +36,7 @@ def environment() -> Any:
         compact=fmt.compact,
         seconds=fmt.seconds,
         pretty=_pretty,
+        rst=fmt.rst_inline,
     )
     env.globals.update(pct=fmt.pct, plural=fmt.plural)
     return env
