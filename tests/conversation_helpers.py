@@ -6,10 +6,32 @@ import random
 
 from sim.conversations.model import Instance, Question, Turn
 
-WORDS = (
-    "garden river morning coffee travel budget sister concert recipe bicycle museum library weekend "
-    "project deadline doctor vacation camera painting marathon kitchen neighbor festival apartment"
-).split()
+WORDS = [
+    "garden",
+    "river",
+    "morning",
+    "coffee",
+    "travel",
+    "budget",
+    "sister",
+    "concert",
+    "recipe",
+    "bicycle",
+    "museum",
+    "library",
+    "weekend",
+    "project",
+    "deadline",
+    "doctor",
+    "vacation",
+    "camera",
+    "painting",
+    "marathon",
+    "kitchen",
+    "neighbor",
+    "festival",
+    "apartment",
+]
 
 
 def sentence(r: random.Random, n: int) -> str:
@@ -37,15 +59,24 @@ def make_instance(
         for i in range(turns):
             role = "user" if i % 2 == 0 else "assistant"
             text = f"[{sid}:{i}] " + " ".join(sentence(r, 8) for _ in range(max(1, words // 8)))
-            ts.append(Turn(f"{sid}:{i}", sid, k, role, role, text, 1_680_000_000 + 86_400 * k if dated else None))
+            ts.append(
+                Turn(f"{sid}:{i}", sid, k, role, role, text, 1_680_000_000 + 86_400 * k if dated else None)
+            )
     qs = []
     for j in range(questions):
         a = ts[(j * 2) % (turns * max(1, sessions // 2))]
         b = ts[-turns + (j * 2) % turns]
         answer = a.text.split()[3]
         qs.append(
-            Question(f"q{index}_{j}", "multi-session" if j % 2 == 0 else "single-session-user",
-                     f"What did I say about {answer}?", answer, False, (a.turn_id, b.turn_id), len(ts),
-                     1_680_000_000 + 86_400 * sessions if dated else None)
+            Question(
+                f"q{index}_{j}",
+                "multi-session" if j % 2 == 0 else "single-session-user",
+                f"What did I say about {answer}?",
+                answer,
+                False,
+                (a.turn_id, b.turn_id),
+                len(ts),
+                1_680_000_000 + 86_400 * sessions if dated else None,
+            )
         )
     return Instance(workload, index, f"inst{index}", sids, tuple(ts), tuple(qs))

@@ -133,7 +133,9 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for qt in ("all", r["question_type"]):
             groups.setdefault((r["design"], r["budget"], qt), []).append(r)
     out = []
-    for (d, b, qt), rs in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2] != "all", kv[0][2])):
+    for (d, b, qt), rs in sorted(
+        groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2] != "all", kv[0][2])
+    ):
         with_ev = [r for r in rs if r["evidence_turns"]]
         answered = [r for r in rs if r["answer_in_context"] is not None]
         tokens = [r["request_tokens"] for r in rs]
@@ -143,9 +145,15 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "budget": b,
                 "question_type": qt,
                 "questions": len(rs),
-                "evidence_recall_turn": _mean([r["evidence_in_context"] / r["evidence_turns"] for r in with_ev]),
+                "evidence_recall_turn": _mean(
+                    [r["evidence_in_context"] / r["evidence_turns"] for r in with_ev]
+                ),
                 "evidence_recall_session": _mean(
-                    [r["sessions_in_context"] / r["evidence_sessions"] for r in with_ev if r["evidence_sessions"]]
+                    [
+                        r["sessions_in_context"] / r["evidence_sessions"]
+                        for r in with_ev
+                        if r["evidence_sessions"]
+                    ]
                 ),
                 "answer_recall": _mean([float(r["answer_in_context"]) for r in answered]),
                 "request_tokens_mean": round(sum(tokens) / len(tokens), 1),

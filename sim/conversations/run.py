@@ -92,7 +92,9 @@ def build_adapter(spec: DesignSpec, sim: Simulation, budget: int, drawn: Drawn) 
     return d.adapter_class()(sim, budget, drawn, variant=spec.variant, knobs=knobs)
 
 
-def run_design(instance: Instance, spec: DesignSpec, budget: int, scorer: Scorer | None = None) -> list[dict[str, Any]]:
+def run_design(
+    instance: Instance, spec: DesignSpec, budget: int, scorer: Scorer | None = None
+) -> list[dict[str, Any]]:
     """Drive *spec*'s design through *instance* at window *budget*; one row per question."""
     scorer = scorer or Scorer(instance)
     sim = Simulation(instance.index, keep_trace=False)
@@ -115,7 +117,9 @@ def run_design(instance: Instance, spec: DesignSpec, budget: int, scorer: Scorer
         sim.close()
 
 
-def run_baseline(instance: Instance, name: str, budgets: tuple[int, ...], scorer: Scorer | None = None) -> list[dict[str, Any]]:
+def run_baseline(
+    instance: Instance, name: str, budgets: tuple[int, ...], scorer: Scorer | None = None
+) -> list[dict[str, Any]]:
     """Baseline *name*'s rows for every question of *instance* at every window (one request each)."""
     scorer = scorer or Scorer(instance)
     rows = []
@@ -202,7 +206,9 @@ def baseline_specs() -> list[DesignSpec]:
     return [DesignSpec(b, b) for b in BASELINES]
 
 
-def conversation_tasks(specs: list[DesignSpec], budgets: list[int], kind: str, path: str, instances: int) -> list[ConvTask]:
+def conversation_tasks(
+    specs: list[DesignSpec], budgets: list[int], kind: str, path: str, instances: int
+) -> list[ConvTask]:
     """The units, instance-major: every design variant (the fact benchmark's oracle replaced by the three
     baselines) for each instance of the file."""
     designs = [s for s in specs if s.design != ORACLE] + baseline_specs()

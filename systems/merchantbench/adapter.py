@@ -67,7 +67,6 @@ request does not show whole).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sim.engine import Simulation
@@ -230,7 +229,11 @@ class Adapter:
         n0 = len(h)
         h.append({"role": "user", "content": question})
         if self.knobs.read_on_probe:
-            call = {"id": "call_0_0", "type": "function", "function": {"name": "read_memory_doc", "arguments": "{}"}}
+            call = {
+                "id": "call_0_0",
+                "type": "function",
+                "function": {"name": "read_memory_doc", "arguments": "{}"},
+            }
             h.append({"role": "assistant", "content": "", "tool_calls": [call]})
             doc = result_text(agent.env.read_memory_doc(agent.agent_id))
             h.append({"role": "tool", "tool_call_id": "call_0_0", "name": "read_memory_doc", "content": doc})

@@ -52,5 +52,6 @@ class Knobs(BaseModel):
         2_000,
         ge=1,
         le=1_000_000,
-        description="real conversations: a save writes the visible messages verbatim, the newest up to N tokens",
+        description="real conversations: a save writes the visible messages verbatim, the newest up to N "
+        "tokens",
     )

@@ -70,9 +70,13 @@ def verbatim_notes(messages: list[dict[str, Any]], budget: int) -> str:
             except (ValueError, AttributeError):
                 doc = ""
             old = [b for b in str(doc).split(NOTE_SEPARATOR) if b and b != NOTES_HEAD]
-        elif isinstance(content, str) and content and not m.get("tool_calls"):
-            if (role == "user" and not is_maintenance(m)) or role == "assistant":
-                fresh.append(content)
+        elif (
+            isinstance(content, str)
+            and content
+            and not m.get("tool_calls")
+            and ((role == "user" and not is_maintenance(m)) or role == "assistant")
+        ):
+            fresh.append(content)
     seen = set(old)
     blocks = old + [c for c in dict.fromkeys(fresh) if c not in seen]
     kept: list[str] = []

@@ -39,10 +39,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.conversations.baselines import date_text
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
-from sim.conversations.baselines import date_text
 from systems.nemsy.design import NemsyKnobs
 from systems.nemsy.model import CHAT_PAGES, QUERY_PAGES, Nemsy, load_wiki_context
 from systems.nemsy.policies import TURN_SEPARATOR, IngestResponder, VerbatimResponder

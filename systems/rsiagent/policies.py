@@ -128,7 +128,7 @@ class Reviewer:
 
 
 @dataclass(frozen=True)
-class VerbatimSummarizer:
+class VerbatimSummarizer(Summarizer):
     """The WORK LOG summarizer for a real conversation (no fact tokens to keep): the old log, then the
     fold's input as the summarizer saw it (upstream's head/tail ``_fold_input`` of each message, rendered
     ``[ENV]``/``[YOU]``), verbatim, at most *fold_chars* characters of it (0: all). Upstream asks a

@@ -169,10 +169,14 @@ class Adapter:
         return ModelRequest(parts=tuple(parts), estimate=None, route="tracecraft.readback")
 
     def lost_reason(self, turn_id: str) -> str:
-        """Why conversation turn *turn_id* is not in the last read-back: its memory path, then its tail path."""
+        """Why conversation turn *turn_id* is not in the last read-back: its memory path, then its tail."""
         lines, shown, read = self._shown
         key = self._key_of.get(turn_id)
-        mem = "never-saved" if key is None else ("in-memory-read-back" if key in read else "memory-key-not-read-back")
+        mem = (
+            "never-saved"
+            if key is None
+            else ("in-memory-read-back" if key in read else "memory-key-not-read-back")
+        )
         line = self._line_of.get(turn_id)
         if line is None:
             return mem
