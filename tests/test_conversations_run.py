@@ -23,7 +23,7 @@ DESIGNS = ("merchantbench", "nemsy", "rsiagent", "tracecraft")
 
 @pytest.fixture(scope="module")
 def instance():
-    return make_instance(0, sessions=14, turns=8, words=96, questions=3)
+    return make_instance(0, sessions=10, turns=8, words=80, questions=3)
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +95,9 @@ def _requests(instance, label, budget=3000):
     return out
 
 
-def test_labels_cannot_reach_a_design(instance):
+def test_labels_cannot_reach_a_design():
     """Permuted evidence labels and answers give the same steps and requests: no policy reads them."""
+    instance = make_instance(1, sessions=8, turns=6, words=64, questions=2)
     turns = [t.turn_id for t in instance.turns]
     permuted = dataclasses.replace(
         instance,
@@ -125,8 +126,9 @@ def test_steps_keep_text_roles_sessions_and_question_position(instance):
     assert steps[-len(qs) :] == qs  # after every turn (after_turn == len(turns))
 
 
-def test_questions_do_not_change_a_built_in_designs_memory(instance):
+def test_questions_do_not_change_a_built_in_designs_memory():
     """Asking the same question twice gives the same request (a question leaves no trace in memory)."""
+    instance = make_instance(2, sessions=8, turns=6, words=64)
     q = next(s for s in conv.conversation_steps(instance) if s.question_id is not None)
     for d in DESIGNS:
         sim = Simulation(0, keep_trace=False)
@@ -236,3 +238,29 @@ def test_outputs_and_report(tmp_path, instance):
     assert "&lt;script&gt;alert" in page  # the drill-down lists the lost turns, escaped
     assert "provider window (tokens)" in page and "recall-by-type" in page and "lost-reasons" in page
     assert "http://" not in page.replace("http://www.w3.org", "") and "https://" not in page
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_built_in_adapters_meet_the_conversation_contract(design):
+    from sim.registry import design as lookup
+    from sim.testing import check_conversation
+
+    d = lookup(design)
+    assert check_conversation(d.adapter_class(), d.name, d.parse_knobs({})) == []
+
+
+def test_the_conversation_contract_check_can_fail():
+    from sim.testing import check_conversation
+
+    assert check_conversation(_Plugin, "toy", None) == []
+
+    class Forgetful(_Plugin):
+        def step(self, step: WorkStep) -> ModelRequest:
+            return ModelRequest(("system",), None, "x")
+
+    class Vague(_Plugin):
+        def lost_reason(self, turn_id: str) -> str:
+            return ""
+
+    assert any("question is not inside" in p for p in check_conversation(Forgetful, "toy", None))
+    assert any("lost_reason" in p for p in check_conversation(Vague, "toy", None))

@@ -58,7 +58,9 @@ verbatim, the newest that fit. A question step asks from the state the turns lef
 the question as a user message, with read-on-probe the ``read_memory_doc`` call and its result (the
 document as stored), then the request upstream assembles (system prompt, tool schemas,
 ``trim(history, B)``); the messages are then removed again. Not modeled: a reminder or compaction the
-question's own hop would trigger. A lost evidence turn's reason (:meth:`Adapter.lost_reason`):
+question's own hop would trigger. A turn step returns only the system prompt (route ``react.turn``): the
+benchmark scores the question requests, and the tick's own requests are not turned into provider texts.
+A lost evidence turn's reason (:meth:`Adapter.lost_reason`):
 ``trimmed-from-suffix@hop<h>`` (still in ``history``, but before the suffix the question's request kept
 at hop ``h``), ``compacted-not-saved@tick<t>`` (dropped by the compaction at env tick ``t``, and not in
 the memory document), ``compacted-saved-not-read@tick<t>`` (in the document, which the question's
@@ -84,6 +86,11 @@ SYSTEM_PROMPT = (
     "long-term notes with write_memory_doc and recover them with read_memory_doc. End every hour with "
     "end_of_step."
 )
+
+
+#: What a conversation's turn step returns: the benchmark scores question requests only, so a turn's tick
+#: is not materialized as provider texts (building them every tick cost more than the tick).
+TURN_REQUEST = ModelRequest((SYSTEM_PROMPT,), None, "react.turn")
 
 
 class _CountingTree(MemoryTree):
@@ -168,12 +175,6 @@ class Adapter:
             return ModelRequest(tuple(agent.seen_parts), agent.seen_estimate, "react.hop")
         return ModelRequest(tuple(agent.last_parts), agent.last_request_estimate, "react.hop")
 
-    def _request(self) -> ModelRequest:
-        agent = self.agent
-        if agent.seen_parts:
-            return ModelRequest(tuple(agent.seen_parts), agent.seen_estimate, "react.hop")
-        return ModelRequest(tuple(agent.last_parts), agent.last_request_estimate, "react.hop")
-
     def _tick(self, user: tuple[str | None, str], reply: tuple[str | None, str | None]) -> ModelRequest:
         """One env tick whose observation is *user* and whose plain reply is *reply* (each (turn id, text);
         a None text: the stand-in's own)."""
@@ -195,7 +196,7 @@ class Adapter:
                 if m.get("role") == "assistant" and m.get("content") == reply[1] and not m.get("tool_calls"):
                     self._where[reply[0]] = (h.base + i, m)
                     break
-        return self._request()
+        return TURN_REQUEST
 
     def _turn(self, step: WorkStep) -> ModelRequest:
         """A conversation turn: a user turn waits for its reply; an assistant turn runs the tick."""
@@ -208,18 +209,17 @@ class Adapter:
         text = f"{head}{step.speaker}: {step.observation}"
         assert step.turn_id is not None
         if step.role != "assistant":
-            req = self._flush()
+            self._flush()
             self._waiting = (step.turn_id, text)
-            return req or self._request()
+            return TURN_REQUEST
         user: tuple[str | None, str] = self._waiting or (None, head + "(continue)")
         self._waiting = None
         return self._tick(user, (step.turn_id, step.observation))
 
-    def _flush(self) -> ModelRequest | None:
-        if self._waiting is None:
-            return None
-        user, self._waiting = self._waiting, None
-        return self._tick(user, (None, None))
+    def _flush(self) -> None:
+        if self._waiting is not None:
+            user, self._waiting = self._waiting, None
+            self._tick(user, (None, None))
 
     def _ask(self, question: str) -> ModelRequest:
         """The request for a question, built from the state the turns left and removed again."""

@@ -24,7 +24,9 @@ Every ``memory get`` is a GET of the store; the bucket only skips decoding a bod
 
 **Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): each turn is one line
 of the host's session file, ``{"role", "speaker", "content"}`` with the dataset's role and text, mirrored
-as above (the simulation clock stands at the turn's date, so parts are stamped with it). The save
+as above after each assistant turn (where claude-code's Stop hook runs: one mirror per exchange, not per
+line) and before a question; the simulation clock stands at the turn's date, so parts are stamped with
+it. The save
 stand-in (knobs ``conversation_save``, ``conversation_save_tokens``): the host saves each user turn of
 at most 300 tokens verbatim with ``memory set turn-<n>``; assistant turns and longer user turns are not
 saved. A turn step makes no read-back (the host reads back to answer); a question step makes the
@@ -92,12 +94,15 @@ class Adapter:
         self._line_of: dict[str, int] = {}
         self._key_of: dict[str, str] = {}
         self._shown: tuple[int, int, set[str]] = (0, 0, set())
+        self._unmirrored = False
 
     def step(self, step: WorkStep) -> ModelRequest:
         """Mirror the observation, save its facts, and assemble the read-back request (a conversation's
         turn and question steps: see the module docstring)."""
         self.sim.run(until=self.sim.now + 1)
         if step.question_id is not None:
+            if self._unmirrored:
+                self._mirror()
             return self._readback(step.question)
         if step.turn_id is not None:
             record: dict[str, Any] = {"role": step.role, "speaker": step.speaker, "content": step.observation}
@@ -105,8 +110,11 @@ class Adapter:
             record = {"role": "tool", "step": step.index, "content": step.observation}
         line = json.dumps(record, ensure_ascii=False)
         self.home.append_bytes(self.path, (line + "\n").encode("utf-8"), clock=self.host.clock.seconds)
-        self.host.call(self.host.mirror(self.harness, SESSION))
         self._lines += 1
+        if step.turn_id is None or step.role == "assistant":
+            self._mirror()
+        else:
+            self._unmirrored = True
         every = self.knobs.compact_every
         if every and step.index % every == every - 1:
             self.host.call(self.host.session_compact(SESSION))
@@ -120,6 +128,10 @@ class Adapter:
             key = token.split("=", 1)[0]
             self._set(key, token)
         return self._readback(step.question)
+
+    def _mirror(self) -> None:
+        self.host.call(self.host.mirror(self.harness, SESSION))
+        self._unmirrored = False
 
     def _set(self, key: str, value: str) -> None:
         self.host.call(self.host.memory_set(key, value))
