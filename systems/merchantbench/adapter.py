@@ -196,6 +196,9 @@ class Adapter:
                 if m.get("role") == "assistant" and m.get("content") == reply[1] and not m.get("tool_calls"):
                     self._where[reply[0]] = (h.base + i, m)
                     break
+            else:
+                if h.base != before:  # kept, then dropped by this tick's own compaction
+                    self._where[reply[0]] = (h.base - 1, {"role": "assistant", "content": reply[1]})
         return TURN_REQUEST
 
     def _turn(self, step: WorkStep) -> ModelRequest:
