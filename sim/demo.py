@@ -4,7 +4,9 @@
    object store runs on moto in-process);
 2. the claims ledger in the ``quick`` profile, every direction, with its report page;
 3. a small context-budget benchmark with the oracle bound: CSV, SQLite, PNG plots and a report page;
-4. ``index.html`` linking every page.
+4. the conversation benchmark on the shipped LongMemEval sample (when the conversation loaders are
+   installed): questions.csv, aggregate.csv, SQLite and a report page;
+5. ``index.html`` linking every page.
 
 Returns whether every verdict came out as expected (the exit code follows it).
 """
@@ -17,6 +19,35 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
+
+
+def _conversation_bench(
+    out: Path, outputs: object, console: Console, workers: int
+) -> tuple[str, str, str] | None:
+    """The conversation benchmark on the shipped LongMemEval sample (every design, the three baselines);
+    None where the conversation loaders are not installed."""
+    try:
+        from sim.conversations.samples import sample_path
+    except ImportError:
+        return None
+    from sim.bench.tasks import parse_designs
+    from sim.conversations.example import EXAMPLE_BUDGETS, EXAMPLE_KIND, EXAMPLE_SAMPLE
+    from sim.conversations.metrics import aggregate
+    from sim.conversations.outputs import write_outputs
+    from sim.conversations.run import run_conversations
+    from sim.conversations.table import render
+    from sim.outputs import Outputs
+
+    assert isinstance(outputs, Outputs)
+    console.print(
+        f"\n[bold]== real conversations[/bold] (the shipped {EXAMPLE_KIND} sample through every design)"
+    )
+    path = str(sample_path(EXAMPLE_SAMPLE))
+    rows = run_conversations(parse_designs(None), list(EXAMPLE_BUDGETS), EXAMPLE_KIND, path, workers=workers)
+    write_outputs(rows, out / "conversations", outputs=outputs, html=True, title=f"{EXAMPLE_KIND} sample")
+    console.print(render(aggregate(rows)))
+    n = len({(r["instance"], r["question_id"]) for r in rows})
+    return ("real conversations", "conversations/index.html", f"{n} questions of the {EXAMPLE_KIND} sample")
 
 
 def run(
@@ -74,6 +105,9 @@ def run(
         bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
         console.print(bench.render(bench.aggregate(bench_rows)))
         links.append(("benchmark", "bench/index.html", f"{len(bench_rows)} cells"))
+        conversation = _conversation_bench(out, outputs, console, workers)
+        if conversation is not None:
+            links.append(conversation)
         outputs.write_text(out / "index.html", report.render_index("memsim demo", links))
         written = outputs.paths
     console.print()

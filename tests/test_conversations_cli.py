@@ -5,6 +5,7 @@ skipped without them."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -202,3 +203,19 @@ def test_each_shipped_sample_end_to_end(capsys, tmp_path, name):
     assert oracle and all(r["evidence_in_context"] == r["evidence_turns"] for r in oracle)
     for r in rows:
         assert len(json.loads(r["lost"])) == int(r["evidence_turns"]) - int(r["evidence_in_context"])
+
+
+def test_the_demo_runs_the_conversation_bench_on_the_shipped_sample(tmp_path):
+    from rich.console import Console
+
+    from sim.demo import _conversation_bench
+    from sim.outputs import Outputs
+
+    o = Outputs()
+    with o.transaction():
+        link = _conversation_bench(tmp_path, o, Console(file=io.StringIO()), 1)
+    assert link is not None and link[1] == "conversations/index.html"
+    rows = _rows(tmp_path / "conversations")
+    assert {"merchantbench", "nemsy", "rsiagent", "tracecraft", "oracle", "oracle-sessions", "full"} <= {
+        r["design"] for r in rows
+    }

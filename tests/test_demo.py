@@ -29,6 +29,14 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     assert traces and all(t.with_suffix(".html").exists() for t in traces)
     assert (out / "index.html").exists() and (out / "claims.html").exists()
     assert not list(out.rglob(".*.partial-*"))
+    try:  # the conversation benchmark joins the demo once its loaders are installed (issue 28)
+        import sim.conversations.formats  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        assert "real conversations" in proc.stdout
+        assert (out / "conversations" / "questions.csv").exists()
+        assert (out / "conversations" / "index.html").exists()
     # README: it ends by printing the path of index.html; every file it wrote is listed, each once.
     lines = proc.stdout.rstrip("\n").splitlines()
     assert lines[-1] == f"report: {out / 'index.html'}"
