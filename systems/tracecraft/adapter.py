@@ -24,9 +24,9 @@ Every ``memory get`` is a GET of the store; the bucket only skips decoding a bod
 
 **Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): each turn is one line
 of the host's session file, ``{"role", "speaker", "content"}`` with the dataset's role and text, mirrored
-as above after each assistant turn (where claude-code's Stop hook runs: one mirror per exchange, not per
-line) and before a question; the simulation clock stands at the turn's date, so parts are stamped with
-it. The save
+as above when its session ends (where claude-code's SessionEnd hook runs: one mirror per session, not per
+line) and before a question; the simulation clock stands at the session's dates, so parts are stamped
+with them. The save
 stand-in (knobs ``conversation_save``, ``conversation_save_tokens``): the host saves each user turn of
 at most 300 tokens verbatim with ``memory set turn-<n>``; assistant turns and longer user turns are not
 saved. A turn step makes no read-back (the host reads back to answer); a question step makes the
@@ -104,6 +104,8 @@ class Adapter:
             if self._unmirrored:
                 self._mirror()
             return self._readback(step.question)
+        if step.new_session and self._unmirrored:
+            self._mirror()  # the session before this one has ended
         if step.turn_id is not None:
             record: dict[str, Any] = {"role": step.role, "speaker": step.speaker, "content": step.observation}
         else:
@@ -111,7 +113,7 @@ class Adapter:
         line = json.dumps(record, ensure_ascii=False)
         self.home.append_bytes(self.path, (line + "\n").encode("utf-8"), clock=self.host.clock.seconds)
         self._lines += 1
-        if step.turn_id is None or step.role == "assistant":
+        if step.turn_id is None:
             self._mirror()
         else:
             self._unmirrored = True
