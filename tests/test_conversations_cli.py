@@ -219,3 +219,12 @@ def test_the_demo_runs_the_conversation_bench_on_the_shipped_sample(tmp_path):
     assert {"merchantbench", "nemsy", "rsiagent", "tracecraft", "oracle", "oracle-sessions", "full"} <= {
         r["design"] for r in rows
     }
+
+
+@pytest.mark.slow
+def test_dask_gives_the_rows_of_one_local_worker(capsys, tmp_path):
+    pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    wl = f"locomo:{locomo_file(tmp_path / 'locomo.json')}"
+    assert _bench(capsys, tmp_path / "a", wl)[0] == 0
+    assert _bench(capsys, tmp_path / "b", wl, "--executor", "dask", "--workers", "2")[0] == 0
+    assert (tmp_path / "a/out/questions.csv").read_text() == (tmp_path / "b/out/questions.csv").read_text()
