@@ -219,7 +219,7 @@ def test_outputs_and_report(tmp_path, instance):
     rows += conv.run_instance(evil, DesignSpec("oracle", "oracle"), (3000,))
     o = Outputs()
     with o.transaction():
-        write_outputs(rows, tmp_path / "out", outputs=o, html=True, title="t")
+        write_outputs(rows, tmp_path / "out", outputs=o, html=True, title="t", plots=True)
     out = tmp_path / "out"
     with open(out / "questions.csv") as fh:
         got = list(csv.DictReader(fh))
@@ -238,6 +238,9 @@ def test_outputs_and_report(tmp_path, instance):
     assert "&lt;script&gt;alert" in page  # the drill-down lists the lost turns, escaped
     assert "provider window (tokens)" in page and "recall-by-type" in page and "lost-reasons" in page
     assert "http://" not in page.replace("http://www.w3.org", "") and "https://" not in page
+    pytest.importorskip("matplotlib")
+    assert (out / "evidence_recall_vs_budget.png").read_bytes().startswith(b"\x89PNG")
+    assert (out / "request_tokens_vs_budget.png").read_bytes().startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize("design", DESIGNS)

@@ -105,7 +105,7 @@ def run_cli(
 
         return run_conversation_cli(
             specs, bl, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,
-            html=html, progress=progress,
+            html=html, progress=progress, plots=plots,
         )  # fmt: skip
     outputs = Outputs()
     out = outputs.dir(out)

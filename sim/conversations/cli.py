@@ -22,6 +22,7 @@ def run_conversation_cli(
     out: Path,
     html: bool,
     progress: bool,
+    plots: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every instance of the file through every design variant and the three baselines; print the
     overall table and the files written."""
@@ -39,13 +40,17 @@ def run_conversation_cli(
     kind, path = conversation
     outputs = Outputs()
     out = outputs.dir(out)
-    for name in OUTPUT_FILES + (("index.html",) if html else ()):
+    from sim.conversations.plots import PLOTS
+
+    for name in OUTPUT_FILES + (tuple(PLOTS) if plots else ()) + (("index.html",) if html else ()):
         outputs.file(out / name, "--out")
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
     rows = run_conversations(specs, budgets, kind, str(Path(path).resolve()), workers=workers,
                              executor=executor, scheduler=scheduler, progress=progress)  # fmt: skip
     with outputs.transaction():
-        paths = write_outputs(rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}")
+        paths = write_outputs(
+            rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots
+        )
     report_console(240).print(render(aggregate(rows)))
     for p in paths:
         print(f"wrote {p}")

@@ -28,9 +28,16 @@ def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path)
 
 
 def write_outputs(
-    rows: list[dict[str, Any]], out: Path, *, outputs: Outputs, html: bool = False, title: str = ""
+    rows: list[dict[str, Any]],
+    out: Path,
+    *,
+    outputs: Outputs,
+    html: bool = False,
+    title: str = "",
+    plots: bool = False,
 ) -> list[Path]:
-    """Stage the sweep's files under *out* (the owner of *outputs* commits them); their paths."""
+    """Stage the sweep's files under *out* (the owner of *outputs* commits them), with *plots* the PNGs
+    (:mod:`sim.conversations.plots`); their paths."""
     if not rows:
         from sim.errors import UsageError
 
@@ -40,6 +47,10 @@ def write_outputs(
     outputs.write_with(out / "results.db", lambda p: _write_db(rows, agg, p))
     outputs.write_text(out / "questions.csv", _csv(rows, list(QUESTION_COLUMNS)))
     outputs.write_text(out / "aggregate.csv", _csv(agg, list(agg[0])))
+    if plots:
+        from sim.conversations.plots import write_plots
+
+        write_plots(rows, agg, out, outputs)
     if html:
         from sim.report.conversations import render_conversations
 
