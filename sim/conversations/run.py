@@ -6,7 +6,7 @@ constructor as the fact-token benchmark: :class:`sim.workload.DesignAdapter`) an
 :class:`~sim.workload.WorkStep` per turn, in dataset order, and one per question at its ``after_turn``
 position (:func:`conversation_steps`). Before a step the simulation clock advances to the step's date
 (``max(now, date - first date)``: the instance's first dated step is time 0), so designs that order
-by time (Nemsy's page mtimes, Tracecraft's keys) see the dataset's gaps. A step carries the turn's text
+by time (page mtimes, time-stamped keys) see the dataset's gaps. A step carries the turn's text
 unchanged, its id, session, role, speaker and date; a question step carries the question's text and id
 and nothing else: **evidence labels and gold answers never reach an adapter** (the runner keeps the
 :class:`~sim.conversations.model.Question` objects and scores the returned request with
