@@ -14,23 +14,10 @@ import pytest
 
 pytest.importorskip("sim.conversations.formats")
 
-from sim.cli import main
-from sim.conversations.metrics import QUESTION_COLUMNS
+from conversation_helpers import WORDS
+from test_cli import cli
 
-WORDS = [
-    "garden",
-    "river",
-    "morning",
-    "coffee",
-    "travel",
-    "budget",
-    "sister",
-    "concert",
-    "recipe",
-    "bicycle",
-    "museum",
-    "library",
-]
+from sim.conversations.metrics import QUESTION_COLUMNS
 
 
 def _text(k: int, n: int = 30) -> str:
@@ -91,16 +78,6 @@ def locomo_file(path: Path) -> Path:
     }
     path.write_text(json.dumps([sample]))
     return path
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _bench(capsys, tmp_path: Path, workload: str, *extra: str) -> tuple[int, str, str, Path]:
