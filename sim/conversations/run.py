@@ -174,10 +174,24 @@ def instance_at(kind: str, path: str, index: int) -> Instance:
     return last
 
 
-def count_instances(kind: str, path: str) -> int:
+def count_instances(kind: str, path: str, *, progress: bool = False) -> int:
     """Read (and so validate) every instance once; how many there are. A bad instance raises the
-    loader's :class:`~sim.errors.UsageError` before any unit runs."""
-    return sum(1 for _ in _iter_instances(kind, path))
+    loader's :class:`~sim.errors.UsageError` before any unit runs. With *progress* (and a terminal) a
+    status line counts the instances read (a 1.5 GB file takes a while)."""
+    import sys
+
+    if not (progress and sys.stderr.isatty()):
+        return sum(1 for _ in _iter_instances(kind, path))
+    from rich.console import Console
+
+    n = 0
+    with Console(stderr=True).status(f"reading {Path(path).name}") as status:
+        for inst in _iter_instances(kind, path):
+            n += 1
+            status.update(
+                f"reading {Path(path).name}: {n:,} instances, {len(inst.turns):,} turns in the last"
+            )
+    return n
 
 
 @dataclass(frozen=True)
@@ -235,7 +249,7 @@ def run_conversations(
     """Every question row of the file through every design variant and baseline, in task order."""
     from sim.bench.executors import run_sweep
 
-    n = count_instances(kind, path)
+    n = count_instances(kind, path, progress=progress)
     tasks: list[Task] = list(conversation_tasks(specs, budgets, kind, path, n))
     cells = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress,
                       aside=aside)  # fmt: skip

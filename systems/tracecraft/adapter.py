@@ -35,7 +35,8 @@ read-back above with the question last, and changes nothing. The benchmark has n
 (:meth:`Adapter.lost_reason`) names both read paths: ``never-saved`` or ``memory-key-not-read-back`` (saved,
 but not among the ``memory_keys`` newest keys), then ``+outside-session-tail`` (older than the
 ``session show --tail`` lines) or ``+tail-cut-by-window`` (in the tail, but the newest lines that fit the
-window stop before it).
+window stop before it); ``altered-in-...`` where a read path showed the turn changed (the mirror's
+redaction).
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ class Adapter:
         mem = (
             "never-saved"
             if key is None
-            else ("in-memory-read-back" if key in read else "memory-key-not-read-back")
+            else ("altered-in-memory-read-back" if key in read else "memory-key-not-read-back")
         )
         line = self._line_of.get(turn_id)
         if line is None:
@@ -197,7 +198,7 @@ class Adapter:
         behind = lines - line  # 1: the newest line
         tail = "outside-session-tail" if behind > min(self.knobs.tail_lines, lines) else "tail-cut-by-window"
         if behind <= shown:
-            tail = "in-session-tail"
+            tail = "altered-in-session-tail"  # shown, but changed by the mirror (redaction)
         return f"{mem}+{tail}"
 
     def storage(self) -> StorageStats:
