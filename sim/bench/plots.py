@@ -15,6 +15,8 @@ from sim.outputs import Outputs
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C564B", "#BCBD22",
            "#17BECF", "#9467BD")  # fmt: skip
 ORACLE_COLOUR = "#444444"
+#: The conversation benchmark's other baselines (issue 28), apart from every design's hue.
+BASELINE_COLOURS = {"oracle-sessions": "#8C8C8C", "full": "#B5A300"}
 
 
 def colour(label: str) -> str:
@@ -22,6 +24,8 @@ def colour(label: str) -> str:
     every run, plot and report whatever other designs run beside it; variants share it and draw dashed."""
     if label == "oracle":
         return ORACLE_COLOUR
+    if label in BASELINE_COLOURS:
+        return BASELINE_COLOURS[label]
     base = label.split(":", 1)[0]
     from sim.registry import designs
 
