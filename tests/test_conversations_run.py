@@ -267,3 +267,20 @@ def test_the_conversation_contract_check_can_fail():
 
     assert any("question is not inside" in p for p in check_conversation(Forgetful, "toy", None))
     assert any("lost_reason" in p for p in check_conversation(Vague, "toy", None))
+
+
+def test_nemsy_knows_which_turns_its_pages_hold_whole():
+    """The adapter's record of each turn's page (kept whole or clipped) matches the pages Nemsy wrote."""
+    inst = make_instance(3, sessions=3, turns=6, words=60)
+    spec = parse_designs("nemsy", ["nemsy.page_tokens=300"])[0]
+    sim = Simulation(0, keep_trace=False)
+    adapter = conv.build_adapter(spec, sim, 8000, conv.drawn_for(inst))
+    for s in conv.conversation_steps(inst):
+        adapter.step(s)
+    wholes = []
+    for t in inst.turns:
+        page, whole = adapter._page_of[t.turn_id]
+        assert whole == present(t.text, adapter.nemsy.read_wiki_note(page) or "")
+        wholes.append(whole)
+    assert any(wholes) and not all(wholes)  # the budget kept some turns and clipped others
+    sim.close()

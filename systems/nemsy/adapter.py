@@ -127,10 +127,12 @@ class Adapter:
         if not self._session:
             return
         blocks = [self._session_head] if self._session_head else []
-        offsets = []
+        offsets = []  # where each turn's block ends in the source text
+        end = len(self._session_head) if self._session_head else -len(TURN_SEPARATOR)
         for tid, block in self._session:
             blocks.append(block)
-            offsets.append((tid, len(TURN_SEPARATOR.join(blocks))))
+            end += len(TURN_SEPARATOR) + len(block)
+            offsets.append((tid, end))
         text = TURN_SEPARATOR.join(blocks)
         rel = f"conv-{self._sources:04d}.md"
         self._sources += 1
