@@ -64,6 +64,7 @@ class Scorer:
     def __init__(self, instance: Instance) -> None:
         self.instance = instance
         self.turns: dict[str, Turn] = {t.turn_id: t for t in instance.turns}
+        self.position: dict[str, int] = {t.turn_id: i for i, t in enumerate(instance.turns)}
         self.by_session: dict[str, list[Turn]] = {}
         for t in instance.turns:
             self.by_session.setdefault(t.session_id, []).append(t)
@@ -71,8 +72,8 @@ class Scorer:
 
     def evidence(self, q: Question) -> list[Turn]:
         """The question's evidence turns in conversation order (unknown ids are the loader's to refuse)."""
-        wanted = set(q.evidence)
-        return [t for t in self.instance.turns if t.turn_id in wanted]
+        ids = sorted({tid for tid in q.evidence if tid in self.position}, key=self.position.__getitem__)
+        return [self.turns[tid] for tid in ids]
 
     def score(
         self,
