@@ -284,3 +284,16 @@ def test_nemsy_knows_which_turns_its_pages_hold_whole():
         wholes.append(whole)
     assert any(wholes) and not all(wholes)  # the budget kept some turns and clipped others
     sim.close()
+
+
+def test_memsim_report_renders_a_conversation_output_dir(tmp_path, instance):
+    from sim.conversations.outputs import write_outputs
+    from sim.outputs import Outputs
+    from sim.report import render_any
+
+    rows = conv.run_instance(instance, parse_designs("tracecraft")[0], (3000,))
+    o = Outputs()
+    with o.transaction():
+        write_outputs(rows, tmp_path / "out", outputs=o)
+    page = render_any(tmp_path / "out")
+    assert "real conversations" in page and "recall-by-type" in page

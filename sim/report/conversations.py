@@ -5,6 +5,7 @@ Self-contained (inline CSS and SVG, no script or network), every value escaped b
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from sim.conversations.metrics import RECALLS, reasons
@@ -142,3 +143,45 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         n_questions=len({(r["instance"], r["question_id"]) for r in rows}),
         recalls=RECALLS,
     )
+
+
+def is_conversation_dir(out_dir: Path) -> bool:
+    """Whether *out_dir* holds a conversation sweep's files (``results.db`` with a ``questions`` table)."""
+    import sqlite3
+
+    db = Path(out_dir) / "results.db"
+    if not db.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+        try:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='questions'"
+            ).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
+    return found is not None
+
+
+def render_conversations_dir(out_dir: Path) -> str:
+    """The page of a conversation sweep's output directory (``memsim report DIR``), from ``results.db``."""
+    import sqlite3
+
+    from sim.conversations.metrics import QUESTION_COLUMNS, aggregate
+    from sim.errors import UsageError
+
+    db = Path(out_dir) / "results.db"
+    try:
+        conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+        try:
+            cur = conn.execute(f"SELECT {', '.join(QUESTION_COLUMNS)} FROM questions")
+            rows = [dict(zip(QUESTION_COLUMNS, r)) for r in cur]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise UsageError(f"{db} is not a memsim conversation results database: {exc}") from exc
+    if not rows:
+        raise UsageError(f"{db} has no question rows")
+    return render_conversations(rows, aggregate(rows), title=Path(out_dir).name)
