@@ -486,7 +486,9 @@ def bench(
         Path | None,
         typer.Option(
             metavar="FILE.jsonl",
-            help="Drive the designs with this workload instead of the seeded one (one JSON object per line).",
+            help="Drive the designs with this workload instead of the seeded one (one JSON object per line); "
+            "longmemeval:FILE or locomo:FILE (or a JSONL file with turn ids) runs real conversations "
+            "(README, 'Real conversations').",
         ),
     ] = None,
     workers: Annotated[int, typer.Option(metavar="N", min=1, max=64, help="Worker processes.")] = 1,

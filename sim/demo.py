@@ -4,7 +4,9 @@
    object store runs on moto in-process);
 2. the claims ledger in the ``quick`` profile, every direction, with its report page;
 3. a small context-budget benchmark with the oracle bound: CSV, SQLite, PNG plots and a report page;
-4. ``index.html``: the findings per design, linking each to its evidence, and every page.
+4. the conversation benchmark on the shipped LongMemEval sample (when the conversation loaders are
+   installed): questions.csv, aggregate.csv, SQLite and a report page;
+5. ``index.html``: the findings per design, linking each to its evidence, and every page.
 
 The terminal gets a short summary (the findings, one line per part, the page to open: well under 60
 lines); ``verbose`` adds every scenario's summary, the full claims table, the benchmark tables and every
@@ -24,6 +26,44 @@ from rich.console import Console
 #: The benchmark window the index and the summary quote recall and tokens at (the sweep's middle one).
 WINDOWS = (8000, 32000, 128000)
 HEADLINE_WINDOW = 32000
+
+
+def _conversation_bench(
+    out: Path, outputs: object, say: Any, workers: int, verbose: bool
+) -> tuple[str, str, str] | None:
+    """The conversation benchmark on the shipped LongMemEval sample (every design, the three baselines);
+    None where the conversation loaders are not installed."""
+    try:
+        from sim.conversations.samples import sample_path
+    except ImportError:
+        return None
+    from sim.bench.tasks import parse_designs
+    from sim.conversations.example import EXAMPLE_BUDGETS, EXAMPLE_KIND, EXAMPLE_SAMPLE
+    from sim.conversations.metrics import aggregate
+    from sim.conversations.outputs import write_outputs
+    from sim.conversations.run import run_conversations
+    from sim.conversations.table import render
+    from sim.outputs import Outputs
+
+    assert isinstance(outputs, Outputs)
+    path = str(sample_path(EXAMPLE_SAMPLE))
+    rows = run_conversations(parse_designs(None), list(EXAMPLE_BUDGETS), EXAMPLE_KIND, path, workers=workers)
+    write_outputs(rows, out / "conversations", outputs=outputs, html=True, title=f"{EXAMPLE_KIND} sample")
+    agg = aggregate(rows)
+    n = len({(r["instance"], r["question_id"]) for r in rows})
+    say(f"\nreal conversations (the shipped {EXAMPLE_KIND} sample, {n} questions) -> conversations/index.html")
+    b = max(EXAMPLE_BUDGETS)
+    recall = ", ".join(
+        f"{a['design']} {a['evidence_recall_turn']:.2f}"
+        for a in agg
+        if a["budget"] == b and a["question_type"] == "all" and a["evidence_recall_turn"] is not None
+    )
+    say(f"  evidence recall (turns) at the {b:,}-token window: {recall}")
+    if verbose:
+        from rich.console import Console
+
+        Console(width=200, highlight=False).print(render(agg))
+    return ("real conversations", "conversations/index.html", f"{n} questions of the {EXAMPLE_KIND} sample")
 
 
 def run(
@@ -110,6 +150,9 @@ def run(
         say(f"\nfindings per design (recall and tokens per request at the {HEADLINE_WINDOW:,}-token window)")
         for h in found_rows:
             say("  " + _headline_line(h))
+        conversation = _conversation_bench(out, outputs, say, workers, verbose)
+        if conversation is not None:
+            links.append(conversation)
         outputs.write_text(out / "index.html", report.render_index("memsim demo", links, findings=found_rows))
         written = outputs.paths
     say()

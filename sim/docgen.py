@@ -264,12 +264,18 @@ def _design_table() -> str:
 
 def readme_blocks() -> dict[str, str]:
     """The README's generated blocks, by name."""
-    return {
+    from sim.conversations.example import readme_example
+
+    blocks = {
         "designs": _design_table(),
         "counts": _counts(),
         "scenarios": _scenario_table(),
         "synopsis": _synopsis(),
     }
+    conversations = readme_example()  # None until the conversation loaders are installed
+    if conversations is not None:
+        blocks["conversations"] = conversations
+    return blocks
 
 
 def update_readme(text: str) -> str:

@@ -109,4 +109,50 @@ def check_adapter(design: str, *, budget: int = 6000, seed: int = 1, steps: int 
             problems.append(f"{variant.label()}: the same seed gave different requests")
         if problems:
             break
+    if not problems:
+        problems += check_conversation(cls, d.name, knobs)
+    return problems
+
+
+def check_conversation(adapter_cls: type, name: str, knobs: Any, budget: int = 6000) -> list[str]:
+    """The conversation half of the contract (:mod:`sim.conversations`, issue 28) on a tiny conversation:
+    one request of string parts per turn and question step, the question inside its request, the same
+    requests whatever the evidence labels say (they never reach the adapter), and, where the adapter
+    declares ``lost_reason(turn_id)``, a non-empty string for every turn."""
+    from sim.conversations.run import conversation_steps, drawn_for
+    from sim.conversations.toy import tiny_instance
+
+    problems: list[str] = []
+    seen: list[list[tuple[str, ...]]] = []
+    for inst in (tiny_instance(), tiny_instance(("s1:1",), "the dog")):
+        sim = Simulation(0, keep_trace=False)
+        adapter = adapter_cls(sim, budget, drawn_for(inst), variant=FAITHFUL, knobs=knobs)
+        reqs: list[tuple[str, ...]] = []
+        for step in conversation_steps(inst):
+            req = adapter.step(step)
+            if (
+                not isinstance(req, ModelRequest)
+                or not req.parts
+                or not all(isinstance(p, str) for p in req.parts)
+            ):
+                problems.append(f"conversation step {step.index}: not a ModelRequest of string parts")
+                break
+            if step.question_id is not None and not any(step.question in p for p in req.parts):
+                problems.append("conversation: the question is not inside its request")
+            reqs.append(tuple(req.parts))
+        explain = getattr(adapter, "lost_reason", None)
+        if explain is not None:
+            for t in inst.turns:
+                why = explain(t.turn_id)
+                if not isinstance(why, str) or not why:
+                    problems.append(f"lost_reason({t.turn_id!r}) returned {why!r}, not a non-empty string")
+                    break
+        seen.append(reqs)
+        sim.close()
+        if problems:
+            return problems
+    if seen[0] != seen[1]:
+        problems.append(
+            f"{name}: the requests changed with the evidence labels (labels must not reach a design)"
+        )
     return problems

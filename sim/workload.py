@@ -32,7 +32,16 @@ from sim.trace import RequestRecord
 
 @dataclass(frozen=True)
 class WorkStep:
-    """One workload step: an observation (with fact tokens) and, for probes, the fact it needs."""
+    """One workload step: an observation (with fact tokens) and, for probes, the fact it needs.
+
+    A real conversation (:mod:`sim.conversations`) drives the same adapters with two more kinds of step.
+    A **turn** step has ``turn_id`` set: ``observation`` is the turn's text, unchanged (no fact tokens),
+    with its ``session_id``, ``role`` (``"user"`` or ``"assistant"``), ``speaker``, the dataset's date
+    ``time_s`` (seconds since 1970-01-01 UTC, or None) and ``new_session`` (the first turn of a session).
+    A **question** step has ``question_id`` set: ``question`` is the question's text, ``probe`` is the
+    question id (so an adapter that answers at a probe answers it) and ``observation`` is empty. A step
+    never carries a question's evidence labels or gold answer: they exist only for scoring.
+    """
 
     index: int
     observation: str
@@ -40,6 +49,13 @@ class WorkStep:
     probe: str | None = None
     question: str = ""
     phase: str = "load"  # "load" (budget pressure) or "calm" (pressure dropped; liveness)
+    turn_id: str | None = None
+    session_id: str | None = None
+    role: str | None = None
+    speaker: str | None = None
+    time_s: int | None = None
+    new_session: bool = False
+    question_id: str | None = None
 
 
 @dataclass(frozen=True)

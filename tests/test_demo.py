@@ -37,6 +37,14 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     assert (out / "index.html").exists() and (out / "claims.html").exists()
     assert 'id="findings"' in (out / "index.html").read_text()
     assert not list(out.rglob(".*.partial-*"))
+    try:  # the conversation benchmark joins the demo once its loaders are installed (issue 28)
+        import sim.conversations.formats  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        assert "real conversations" in proc.stdout
+        assert (out / "conversations" / "questions.csv").exists()
+        assert (out / "conversations" / "index.html").exists()
     # README: it ends by printing the path of index.html; it says how many files it wrote.
     assert lines[-1] == f"report: {out / 'index.html'}"
     wrote = next(re.match(r"wrote (\d+) files under (.+?) \(", ln) for ln in lines if ln.startswith("wrote "))

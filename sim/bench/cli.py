@@ -51,6 +51,21 @@ def _prepare_plots() -> None:
     preload()
 
 
+def _conversation(workload: Path | None) -> tuple[str, Path] | None:
+    """The (format, file) of a ``--workload`` that is a real conversation (``longmemeval:F``, ``locomo:F``,
+    or a native JSONL file with turn ids and evidence); None for the fact-token benchmark's file."""
+    if workload is None:
+        return None
+    try:
+        from sim.conversations.formats import has_turn_labels, parse_workload_spec
+    except ImportError:  # the loaders are not installed: only the fact-token file format
+        return None
+    kind, path = parse_workload_spec(str(workload))
+    if kind == "native" and not has_turn_labels(path):
+        return None
+    return kind, path
+
+
 def run_cli(
     *,
     designs: str | None,
@@ -82,6 +97,16 @@ def run_cli(
         raise UsageError("--scheduler needs --executor dask")
     specs = parse_designs(designs, knobs)
     bl = parse_budgets(budgets)
+    conversation = _conversation(workload)
+    if conversation is not None:
+        if steps is not None:
+            raise UsageError("--steps does not apply with --workload (the file sets the steps)")
+        from sim.conversations.cli import run_conversation_cli
+
+        return run_conversation_cli(
+            specs, bl, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,
+            html=html, progress=progress, plots=plots,
+        )  # fmt: skip
     outputs = Outputs()
     out = outputs.dir(out)
     for name in OUTPUT_FILES + (PLOT_FILES if plots else ()) + (("index.html",) if html else ()):

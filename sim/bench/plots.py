@@ -11,6 +11,8 @@ from typing import Any
 
 from sim.outputs import Outputs
 from sim.registry import ORACLE_COLOUR, PALETTE
+#: The conversation benchmark's other baselines (issue 28), apart from every design's hue.
+BASELINE_COLOURS = {"oracle-sessions": "#8C8C8C", "full": "#B5A300"}
 
 
 def colour(label: str) -> str:
@@ -19,6 +21,8 @@ def colour(label: str) -> str:
     variants share it and draw dashed. A label of no installed design is hashed onto the palette."""
     if label == "oracle":
         return ORACLE_COLOUR
+    if label in BASELINE_COLOURS:
+        return BASELINE_COLOURS[label]
     base = label.split(":", 1)[0]
     from sim.registry import colours
 

@@ -132,7 +132,12 @@ def build_adapter(spec: DesignSpec, sim: Simulation, budget: int, workload: Work
 
 
 def run_task(task: Task, trace_path: str | None = None) -> dict[str, Any]:
-    """Run one cell and reduce it to metrics plus the per-request series (nothing else is kept)."""
+    """Run one cell and reduce it to metrics plus the per-request series (nothing else is kept). A task
+    that brings its own ``run_cell`` (a conversation unit, :class:`sim.conversations.run.ConvTask`) runs
+    that instead."""
+    run_cell = getattr(task, "run_cell", None)
+    if run_cell is not None:
+        return run_cell()  # type: ignore[no-any-return]
     importlib.import_module("sim.registry")
     spec = task.spec or _spec(task.design)
     workload = workload_of(task)

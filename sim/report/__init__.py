@@ -48,6 +48,10 @@ def render_any(source: Path) -> str:
 
     source = Path(source)
     if source.is_dir():
+        from sim.report.conversations import is_conversation_dir, render_conversations_dir
+
+        if is_conversation_dir(source):  # a conversation sweep (issue 28)
+            return render_conversations_dir(source)
         return render_bench(source)
     if not source.exists():
         raise UsageError(f"report input not found: {source}")

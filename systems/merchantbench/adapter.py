@@ -44,6 +44,27 @@ system prompt and the tool schemas. It also carries the design's own estimate: t
 the trimmed history, chars/4 style; the tool schemas are not in it, as upstream. ``drawn.skew_s`` has no
 effect. The ReAct agent reads no clock, and every timestamp (history ``wall_ms``, hook times, mtimes) is
 the env server's.
+
+**Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): each exchange is one
+env tick. A user turn waits; the assistant turn after it is the model's reply in that tick: the tick's
+observation is the user turn (``speaker: text``, after a ``Session <id> (<date>)`` line at a session's
+first turn) and the stand-in's plain reply is the assistant turn's text, which upstream's
+``_remember_act`` keeps as ``{role: assistant, content}``. A user turn with no reply before the next user
+turn or a question gets the stand-in's own short reply; an assistant turn with no user turn before it
+follows a ``(continue)`` observation. The trigger, trim to B, reminder, save and compaction run as for
+the fact workload; the save stand-in (:func:`~systems.merchantbench.policies.verbatim_notes`, knob
+``conversation_save_tokens``, default 2,000) writes the notes it read plus the visible messages
+verbatim, the newest that fit. A question step asks from the state the turns left and changes nothing:
+the question as a user message, with read-on-probe the ``read_memory_doc`` call and its result (the
+document as stored), then the request upstream assembles (system prompt, tool schemas,
+``trim(history, B)``); the messages are then removed again. Not modeled: a reminder or compaction the
+question's own hop would trigger. A turn step returns only the system prompt (route ``react.turn``): the
+benchmark scores the question requests, and the tick's own requests are not turned into provider texts.
+A lost evidence turn's reason (:meth:`Adapter.lost_reason`):
+``trimmed-from-suffix@hop<h>`` (still in ``history``, but before the suffix the question's request kept
+at hop ``h``), ``compacted-not-saved@tick<t>`` (dropped by the compaction at env tick ``t``, and not in
+the memory document), ``compacted-saved-not-read@tick<t>`` (in the document, which the question's
+request does not show whole).
 """
 
 from __future__ import annotations
@@ -56,6 +77,7 @@ from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.merchantbench.knobs import Knobs
 from systems.merchantbench.model import MerchantEnv, ReactAgent, run_step
+from systems.merchantbench.model.dispatch import result_text
 from systems.merchantbench.policies import SavePolicy
 from systems.merchantbench.state import TRACE_RECALL, ReactConfig
 
@@ -64,6 +86,11 @@ SYSTEM_PROMPT = (
     "long-term notes with write_memory_doc and recover them with read_memory_doc. End every hour with "
     "end_of_step."
 )
+
+
+#: What a conversation's turn step returns: the benchmark scores question requests only, so a turn's tick
+#: is not materialized as provider texts (building them every tick cost more than the tick).
+TURN_REQUEST = ModelRequest((SYSTEM_PROMPT,), None, "react.turn")
 
 
 class _CountingTree(MemoryTree):
@@ -123,10 +150,22 @@ class Adapter:
             provider_tokenizer=k.provider,
             record_every=0,
         )
+        self.policy = policy
+        # real conversations: the waiting user turn (id, text), each turn's (absolute history position,
+        # message), the compactions (history base after, env tick), the question request's kept start
+        self._waiting: tuple[str, str] | None = None
+        self._where: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._compactions: list[tuple[int, int]] = []
+        self._asked: tuple[int, int] = (0, 0)
 
     def step(self, step: WorkStep) -> ModelRequest:
         """Run one env tick of the ReAct loop (across a respawn, if the agent process exits); the last
-        request of the tick that still showed its observation (and so the probe question)."""
+        request of the tick that still showed its observation (and so the probe question). A
+        conversation's turn and question steps: see the module docstring."""
+        if step.turn_id is not None:
+            return self._turn(step)
+        if step.question_id is not None:
+            return self._ask(step.question)
         text = f"Day {step.index // 24 + 1}, Hour {step.index % 24}\n{step.observation}"
         if step.probe:
             text += "\n" + step.question
@@ -135,6 +174,94 @@ class Adapter:
         if agent.seen_parts:
             return ModelRequest(tuple(agent.seen_parts), agent.seen_estimate, "react.hop")
         return ModelRequest(tuple(agent.last_parts), agent.last_request_estimate, "react.hop")
+
+    def _tick(self, user: tuple[str | None, str], reply: tuple[str | None, str | None]) -> ModelRequest:
+        """One env tick whose observation is *user* and whose plain reply is *reply* (each (turn id, text);
+        a None text: the stand-in's own)."""
+        self.policy.verbatim_tokens = self.knobs.conversation_save_tokens
+        self.policy.reply_text = reply[1]
+        before = self.agent.history.base
+        self.agent, _ = run_step(self.agent, user[1])
+        self.policy.reply_text = None
+        agent = self.agent
+        h = agent.history
+        if h.base != before:
+            self._compactions.append((h.base, agent.env.t - 1))
+        start = (agent._obs_at or h.base) - h.base
+        if user[0] is not None and agent._obs_at is not None and agent._observation is not None:
+            self._where[user[0]] = (agent._obs_at, agent._observation)
+        if reply[0] is not None:
+            for i in range(max(0, start), len(h)):
+                m = h.msgs[i]
+                if m.get("role") == "assistant" and m.get("content") == reply[1] and not m.get("tool_calls"):
+                    self._where[reply[0]] = (h.base + i, m)
+                    break
+            else:
+                if h.base != before:  # kept, then dropped by this tick's own compaction
+                    self._where[reply[0]] = (h.base - 1, {"role": "assistant", "content": reply[1]})
+        return TURN_REQUEST
+
+    def _turn(self, step: WorkStep) -> ModelRequest:
+        """A conversation turn: a user turn waits for its reply; an assistant turn runs the tick."""
+        head = ""
+        if step.new_session:
+            from sim.conversations.baselines import date_text
+
+            when = date_text(step.time_s)
+            head = f"Session {step.session_id}" + (f" ({when})" if when else "") + "\n"
+        text = f"{head}{step.speaker}: {step.observation}"
+        assert step.turn_id is not None
+        if step.role != "assistant":
+            self._flush()
+            self._waiting = (step.turn_id, text)
+            return TURN_REQUEST
+        user: tuple[str | None, str] = self._waiting or (None, head + "(continue)")
+        self._waiting = None
+        return self._tick(user, (step.turn_id, step.observation))
+
+    def _flush(self) -> None:
+        if self._waiting is not None:
+            user, self._waiting = self._waiting, None
+            self._tick(user, (None, None))
+
+    def _ask(self, question: str) -> ModelRequest:
+        """The request for a question, built from the state the turns left and removed again."""
+        self._flush()
+        agent = self.agent
+        h = agent.history
+        n0 = len(h)
+        h.append({"role": "user", "content": question})
+        if self.knobs.read_on_probe:
+            call = {
+                "id": "call_0_0",
+                "type": "function",
+                "function": {"name": "read_memory_doc", "arguments": "{}"},
+            }
+            h.append({"role": "assistant", "content": "", "tool_calls": [call]})
+            doc = result_text(agent.env.read_memory_doc(agent.agent_id))
+            h.append({"role": "tool", "tool_call_id": "call_0_0", "name": "read_memory_doc", "content": doc})
+        _msgs, parts, est = agent.build_request()
+        self._asked = (h.base + agent.dropped, agent.hops + 1)
+        req = ModelRequest(tuple(parts), est, "react.hop")
+        h.truncate(n0)
+        return req
+
+    def lost_reason(self, turn_id: str) -> str:
+        """Why conversation turn *turn_id* is not in the last question's request."""
+        where = self._where.get(turn_id)
+        if where is None:
+            return "not-in-request"
+        pos, msg = where
+        h = self.agent.history
+        start, hop = self._asked
+        if pos >= h.base:
+            return f"trimmed-from-suffix@hop{hop}" if pos < start else "not-in-request"
+        tick = next((t for base, t in self._compactions if base > pos), -1)
+        doc = self.env.document_text(self.agent.agent_id)
+        content = msg.get("content")
+        if isinstance(content, str) and content and content in doc:
+            return f"compacted-saved-not-read@tick{tick}"
+        return f"compacted-not-saved@tick{tick}"
 
     def storage(self) -> StorageStats:
         """Durable bytes under the run directory (documents, histories, every step file, the ones no longer

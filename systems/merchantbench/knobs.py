@@ -48,3 +48,10 @@ class Knobs(BaseModel):
     save_every: int = Field(24, ge=1, le=100_000, description="with save=every_k: save at every n-th step")
     read_on_probe: bool = Field(True, description="the host policy reads the memory document at a probe")
     max_hops: int = Field(30, ge=1, le=200, description="upstream's max_hops per step")
+    conversation_save_tokens: int = Field(
+        2_000,
+        ge=1,
+        le=1_000_000,
+        description="real conversations: a save writes the visible messages verbatim, the newest up to N "
+        "tokens",
+    )

@@ -47,6 +47,49 @@ def visible_fact_tokens(messages: list[dict[str, Any]]) -> list[str]:
     return list(seen.values())
 
 
+#: The separator between the blocks (conversation messages) of a verbatim notes document.
+NOTE_SEPARATOR = "\n\n"
+NOTES_HEAD = "# Notes"
+
+
+def verbatim_notes(messages: list[dict[str, Any]], budget: int) -> str:
+    """The conversation save stand-in (``verbatim_tokens``; a real conversation has no fact tokens): the
+    notes the last visible ``read_memory_doc`` result holds, then every visible conversation message (user
+    observations that are not maintenance, assistant replies) not already in them, verbatim, one block
+    each; the newest blocks whose cl100k counts fit *budget* are written, oldest first. It reads only the
+    request it is shown (no evidence label reaches it)."""
+    from sim.tokens import count_tokens
+
+    old: list[str] = []
+    fresh: list[str] = []
+    for m in messages:
+        role, content = m.get("role"), m.get("content")
+        if role == "tool" and m.get("name") == "read_memory_doc" and isinstance(content, str):
+            try:
+                doc = json.loads(content).get("content", "")
+            except (ValueError, AttributeError):
+                doc = ""
+            old = [b for b in str(doc).split(NOTE_SEPARATOR) if b and b != NOTES_HEAD]
+        elif (
+            isinstance(content, str)
+            and content
+            and not m.get("tool_calls")
+            and ((role == "user" and not is_maintenance(m)) or role == "assistant")
+        ):
+            fresh.append(content)
+    seen = set(old)
+    blocks = old + [c for c in dict.fromkeys(fresh) if c not in seen]
+    kept: list[str] = []
+    used = 0
+    for b in reversed(blocks):
+        cost = count_tokens(b)
+        if used + cost > budget:
+            break
+        kept.append(b)
+        used += cost
+    return NOTE_SEPARATOR.join([NOTES_HEAD, *reversed(kept)])
+
+
 def _step_tail(
     messages: list[dict[str, Any]], lo: int = 0
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]]:
@@ -85,6 +128,8 @@ class SavePolicy:
     oversize_chars: int = 300_000
     eos_first: bool = False
     rng: random.Random | None = None
+    verbatim_tokens: int = 0
+    reply_text: str | None = None
 
     def __post_init__(self) -> None:
         if self.save not in SAVE_POLICIES:
@@ -120,8 +165,11 @@ class SavePolicy:
         if "write_memory_doc" not in done and self._saving_now(last_user, t):
             if self.save in ("reminder", "every_k") and "read_memory_doc" not in done:
                 return Reply(tool_calls=(ToolCall("read_memory_doc", "{}"),))
-            facts = self._keep(visible_fact_tokens(messages[lo:]))
-            content = "# Notes\n" + "\n".join(f"- {f}" for f in facts) + ("\n" if facts else "")
+            if self.verbatim_tokens:
+                content = verbatim_notes(messages[lo:], self.verbatim_tokens)
+            else:
+                facts = self._keep(visible_fact_tokens(messages[lo:]))
+                content = "# Notes\n" + "\n".join(f"- {f}" for f in facts) + ("\n" if facts else "")
             if self.save == "oversize":
                 content += "x" * self.oversize_chars
             write = ToolCall("write_memory_doc", json.dumps({"content": content}, ensure_ascii=False))
@@ -137,6 +185,8 @@ class SavePolicy:
             fid = question.group(1)
             known = {f.split("=")[0]: f for f in visible_fact_tokens(messages[lo:])}
             return Reply(content=f"answer: {known.get(fid, fid + '=unknown')}")
+        if self.reply_text is not None:
+            return Reply(content=self.reply_text)
         return Reply(content=f"noted step {t}")
 
 

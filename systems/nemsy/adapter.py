@@ -21,18 +21,31 @@ pages, not tokens, and the index is loaded in full outside the page count. ``bud
 window) therefore changes nothing here; requests grow past the window when the index and the pages do,
 and the benchmark reports those requests as over the window. The estimate is None: Nemsy makes no token
 estimate of its own.
+
+**Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): a user of Nemsy saves
+each chat session as a raw source document ``origin-sources/conv-NNNN.md`` (a line with the session id
+and date, then one ``speaker: text`` block per turn, blank lines between) and ingests it through the
+CLI when the session ends (at the next session's first turn, or before a question), with the
+simulation clock at the session's date, so page mtimes order sessions as the dataset dates them. The
+ingest stand-in :class:`~systems.nemsy.policies.VerbatimResponder` writes the page as the session's
+turns verbatim, whole turns up to ``page_tokens`` (default 1,500) tokens. A turn step makes no query; a
+question step makes the chosen route's request (the whole index, the 30 newest pages, the question)
+and changes nothing. A lost evidence turn's reason (:meth:`Adapter.lost_reason`):
+``clipped-from-page`` (its session's page ended before it), ``page-outside-recency-window`` (the page
+holds it but is not among the pages loaded), ``never-ingested`` (no page was written).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from sim.conversations.baselines import date_text
 from sim.engine import Simulation
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.nemsy.design import NemsyKnobs
 from systems.nemsy.model import CHAT_PAGES, QUERY_PAGES, Nemsy, load_wiki_context
-from systems.nemsy.policies import IngestResponder
+from systems.nemsy.policies import TURN_SEPARATOR, IngestResponder, VerbatimResponder
 
 
 class Adapter:
@@ -63,26 +76,89 @@ class Adapter:
         default = CHAT_PAGES if k.route == "web_chat" else QUERY_PAGES
         self.pages = k.pages if k.pages is not None else default
         self.source_bytes = 0
+        # real conversations: the session being written, each turn's page (and whether the page holds
+        # it whole), the pages the last question loaded
+        self._session: list[tuple[str, str]] = []
+        self._session_head = ""
+        self._sources = 0
+        self._page_of: dict[str, tuple[str | None, bool]] = {}
+        self._loaded: set[str] = set()
 
     def step(self, step: WorkStep) -> ModelRequest:
-        """Ingest the observation as a source document, then assemble the chosen route's request."""
+        """Ingest the observation as a source document, then assemble the chosen route's request (a
+        conversation's turn and question steps: see the module docstring)."""
         n = self.nemsy
+        if step.turn_id is not None:
+            if step.new_session:
+                self._ingest_session()
+                when = "" if step.time_s is None else f" ({date_text(step.time_s)})"
+                self._session_head = f"# Chat session {step.session_id}{when}"
+            self._session.append((step.turn_id, f"{step.speaker}: {step.observation}"))
+            self.sim.env.run(until=self.sim.now + self.knobs.step_seconds)
+            return ModelRequest((self._session_head or "(chat)",), None, "nemsy.write")
+        if step.question_id is not None:
+            self._ingest_session()
+            return self._ask(step.question)
         rel = f"obs-{step.index:04d}.md"
         n.write_source(rel, step.observation)
         self.source_bytes += len(step.observation.encode("utf-8"))
         n.cli_ingest(rel)
-        text = step.question if step.probe else step.observation
+        req = self._ask(step.question if step.probe else step.observation)
+        self.sim.env.run(until=self.sim.now + self.knobs.step_seconds)
+        return req
+
+    def _ask(self, text: str) -> ModelRequest:
+        """The chosen route's request for *text* (the whole index, the newest pages, the text)."""
+        n = self.nemsy
         route = self.knobs.route
         ctx = load_wiki_context(n, self.pages, query=text, route=f"wiki.{route}")
+        self._loaded = {rel for rel, _ in ctx.page_sections}
         if route == "web_query":
             call = n.web_query_call(text, ctx)
         elif route == "web_chat":
             call = n.chat_call(ctx, (), text, web=True)
         else:
             call = n.query_call(text, ctx, reasoning=route == "reasoning")
-        self.sim.env.run(until=self.sim.now + self.knobs.step_seconds)
         parts, _ = call.parts()
         return ModelRequest(parts=parts, estimate=None, route=call.route)
+
+    def _ingest_session(self) -> None:
+        """Save the session written so far as a source document and ingest it (nothing when empty)."""
+        if not self._session:
+            return
+        blocks = [self._session_head] if self._session_head else []
+        offsets = []  # where each turn's block ends in the source text
+        end = len(self._session_head) if self._session_head else -len(TURN_SEPARATOR)
+        for tid, block in self._session:
+            blocks.append(block)
+            end += len(TURN_SEPARATOR) + len(block)
+            offsets.append((tid, end))
+        text = TURN_SEPARATOR.join(blocks)
+        rel = f"conv-{self._sources:04d}.md"
+        self._sources += 1
+        self.nemsy.write_source(rel, text)
+        self.source_bytes += len(text.encode("utf-8"))
+        verbatim = self.nemsy.responder if isinstance(self.nemsy.responder, VerbatimResponder) else None
+        if verbatim is None:
+            verbatim = VerbatimResponder(self.knobs.page_tokens)
+            self.nemsy.responder = verbatim
+        verbatim.kept_chars = 0
+        outcomes = self.nemsy.cli_ingest(rel)
+        page = next((o.page for o in outcomes if o.page), None)
+        for tid, end in offsets:
+            self._page_of[tid] = (page, end <= verbatim.kept_chars)
+        self._session, self._session_head = [], ""
+
+    def lost_reason(self, turn_id: str) -> str:
+        """Why conversation turn *turn_id* is not in the last question's request (its page's fate)."""
+        page, whole = self._page_of.get(turn_id, (None, False))
+        if page is None:
+            return "never-ingested"
+        if not whole:
+            return "clipped-from-page"
+        if page not in self._loaded:
+            return "page-outside-recency-window"
+        return "not-in-request"
 
     def storage(self) -> StorageStats:
         """The vault, Wiki, ledger and token log: bytes stored, bytes written, file operations."""

@@ -40,6 +40,13 @@ class NemsyKnobs(BaseModel):
         default="/" + WIKI_DIR, min_length=1, max_length=300, description="the Wiki path the prompts name"
     )
     step_seconds: float = Field(default=60.0, gt=0, le=86_400, description="simulated seconds per step")
+    page_tokens: int = Field(
+        default=1_500,
+        ge=1,
+        le=10_000_000,
+        description="real conversations: the ingest stand-in's page keeps the session's turns verbatim, "
+        "whole turns up to N tokens",
+    )
 
 
 DESIGN = Design(

@@ -183,3 +183,35 @@ def rewriters() -> Any:
         title=st.sampled_from([None, "对话洞见整理", '"Quoted: title"']),
         fenced=st.booleans(),
     )
+
+
+#: The separator between the turns of a conversation session's source document (the adapter's format).
+TURN_SEPARATOR = "\n\n"
+
+
+@dataclass
+class VerbatimResponder:
+    """The ingest stand-in for a real conversation session (no fact tokens to keep): the page is the
+    session's source document verbatim, its blocks (turns, split at blank lines) kept in order while their
+    cl100k counts fit *page_tokens*; the first block that does not fit ends the page. Upstream asks a model
+    to write the page; the stand-in is a declared knob (``nemsy.page_tokens``) and reads nothing but the
+    source (no evidence label reaches it). ``kept_chars`` is how much of the last source the page kept."""
+
+    page_tokens: int = 1_500
+    kept_chars: int = 0
+
+    def __call__(self, title: str, content: str, ctx: WikiContext) -> str:
+        from sim.tokens import count_tokens
+
+        kept: list[str] = []
+        used = 0
+        for block in content.split(TURN_SEPARATOR):
+            cost = count_tokens(block)
+            if used + cost > self.page_tokens:
+                break
+            kept.append(block)
+            used += cost
+        text = TURN_SEPARATOR.join(kept)
+        self.kept_chars = len(text)
+        body = f"---\ntitle: {title}\ntype: source\ntags: []\n---\n\n# {title}\n\n{text}"
+        return f"---SUMMARY---\n{body}\n---QUESTIONS---\n- {title} 的后续是什么？"

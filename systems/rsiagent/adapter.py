@@ -47,6 +47,21 @@ Host policy assumed (not upstream):
   has no token estimator (its budgets are characters), so ``estimate`` is None.
 * Storage: the frozen bank copy, the raw transcript archive (every message appended) and the saved WORK
   LOG artifact (rewritten at each fold).
+
+**Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): a user turn is the
+pending user message and the assistant turn after it is the model's reply, so each (user, assistant)
+exchange is one model call and one history pair, folded as upstream folds pairs. A user turn with no
+assistant reply before the next user turn (or a question) is answered with an empty reply; an
+assistant turn with no user turn before it follows a ``(continue)`` user message. Sessions and dates
+change nothing (a target run has no clock-driven memory). The fold summary stand-in is
+:class:`~systems.rsiagent.policies.VerbatimSummarizer` (knob ``conversation_summary_chars``): upstream's
+head/tail fold input kept verbatim, then upstream's WORK LOG cap. A question is asked from the state
+the turns left, without entering the history: the context as it stands (no fold runs for it) with the
+question as the last part. Not modeled: the fold the question's own call would run first (the state
+was folded at the last turn's call). A lost evidence turn's reason (:meth:`Adapter.lost_reason`):
+``elided-in-fold-input@fold<k>`` (the turn was longer than upstream's 1,500 + 2,500-character fold
+input, so no summary of it holds the whole text) or ``folded-out-of-worklog@fold<k>`` (folded whole,
+then cut by the WORK LOG cap or the summary's budget); ``k`` counts folds from 1.
 """
 
 from __future__ import annotations
@@ -59,7 +74,8 @@ from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.rsiagent.design import Knobs
 from systems.rsiagent.model import ROLE_DEFAULTS, ActorLoop, inventory_listing
-from systems.rsiagent.policies import Summarizer
+from systems.rsiagent.model.functions import fold_input
+from systems.rsiagent.policies import Summarizer, VerbatimSummarizer
 from systems.rsiagent.state import LoopConfig
 
 #: The window we assume upstream's target-role character thresholds were sized for (tokens).
@@ -127,16 +143,27 @@ class Adapter:
         self._worklog = 0
         self._written = bank_bytes
         self._ops = len(FROZEN_BANK)
+        # real conversations: the pending user turn's id, and each turn's (pair, position in the pair)
+        self._pending_turn: str | None = None
+        self._pair_of: dict[str, tuple[int, int]] = {}
 
     def step(self, step: WorkStep) -> ModelRequest:
         """One Actor turn: the observation is the pending user message; the model call folds first (the
         pending observation is not foldable), then the context is assembled with the probe question as a
-        transient last part, and the observation and the reply join the history."""
-        folds = len(self.loop.folds)
+        transient last part, and the observation and the reply join the history. A conversation's turn
+        and question steps are mapped as the module docstring says."""
+        if step.turn_id is not None:
+            return self._turn(step)
+        if step.question_id is not None:
+            self._flush()
+            return ModelRequest(tuple(self.loop.context(step.question)), None, "rsiagent.target.step")
         self.loop.observe(step.observation)
-        reply = f"PROGRAM: inspect step {step.index}"
-        parts = tuple(self.loop.call(reply, question=step.question, record=False))
-        added = len(step.observation.encode()) + len(reply.encode())
+        return self._call(step.observation, f"PROGRAM: inspect step {step.index}", step.question)
+
+    def _call(self, user: str, reply: str, question: str = "") -> ModelRequest:
+        folds = len(self.loop.folds)
+        parts = tuple(self.loop.call(reply, question=question, record=False))
+        added = len(user.encode()) + len(reply.encode())
         self._transcript += added
         self._written += added
         self._ops += 2
@@ -145,6 +172,49 @@ class Adapter:
             self._written += self._worklog
             self._ops += 1
         return ModelRequest(parts, None, "rsiagent.target.step")
+
+    def _turn(self, step: WorkStep) -> ModelRequest:
+        """A conversation turn: a user turn waits as the pending message; an assistant turn is its reply."""
+        if not isinstance(self.loop.summarizer, VerbatimSummarizer):
+            self.loop.summarizer = VerbatimSummarizer(self.knobs.conversation_summary_chars)
+        if step.role != "assistant":
+            self._flush()
+            self.loop.observe(step.observation)
+            self._pending_turn = step.turn_id
+            return ModelRequest(tuple(self.loop.context()), None, "rsiagent.target.step")
+        if self.loop.pending is None:
+            self.loop.observe("(continue)")
+        user = self.loop.pending or ""
+        req = self._call(user, step.observation or "(empty reply)")
+        pair = self.loop.pairs - 1
+        if self._pending_turn is not None:
+            self._pair_of[self._pending_turn] = (pair, 0)
+            self._pending_turn = None
+        assert step.turn_id is not None
+        self._pair_of[step.turn_id] = (pair, 1)
+        return req
+
+    def _flush(self) -> None:
+        """A pending user turn with no reply yet gets an empty one (its pair then joins the history)."""
+        if self.loop.pending is None or self._pending_turn is None:
+            return
+        self._call(self.loop.pending, "")
+        self._pair_of[self._pending_turn] = (self.loop.pairs - 1, 0)
+        self._pending_turn = None
+
+    def lost_reason(self, turn_id: str) -> str:
+        """Why conversation turn *turn_id* is not in the last question's request (the fold that took it)."""
+        where = self._pair_of.get(turn_id)
+        if where is None:
+            return "not-in-request"
+        pair, pos = where
+        for k, ev in enumerate(self.loop.folds, 1):
+            if ev.first_pair <= pair < ev.first_pair + ev.pairs:
+                text = self.loop.history[2 * pair + pos].content
+                if fold_input(text) != text and not self.variant.has("complete-fold-input"):
+                    return f"elided-in-fold-input@fold{k}"
+                return f"folded-out-of-worklog@fold{k}"
+        return "not-in-request"
 
     def storage(self) -> StorageStats:
         """Frozen bank copy + raw transcript archive + the saved WORK LOG."""

@@ -37,6 +37,13 @@ class Knobs(BaseModel):
         262_144, ge=1_000, le=10_000_000, description="window (tokens) the character settings are sized for"
     )
     scale: bool = Field(True, description="scale the character settings by budget / upstream_window")
+    conversation_summary_chars: int = Field(
+        0,
+        ge=0,
+        le=50_000_000,
+        description="real conversations: the fold summary stand-in keeps the first N characters of each "
+        "fold's input verbatim (0: all of it; the WORK LOG cap still applies)",
+    )
 
 
 DESIGN = Design(

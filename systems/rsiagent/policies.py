@@ -125,3 +125,19 @@ class Reviewer:
     def review(self, worklog: str, tail: str) -> str:
         toks = list(dict.fromkeys(fact_tokens(worklog) + fact_tokens(tail)))
         return "STRATEGY REVIEW\nKnown: " + ", ".join(toks) if toks else "STRATEGY REVIEW\nNo known facts."
+
+
+@dataclass(frozen=True)
+class VerbatimSummarizer(Summarizer):
+    """The WORK LOG summarizer for a real conversation (no fact tokens to keep): the old log, then the
+    fold's input as the summarizer saw it (upstream's head/tail ``_fold_input`` of each message, rendered
+    ``[ENV]``/``[YOU]``), verbatim, at most *fold_chars* characters of it (0: all). Upstream asks a
+    model to write this; the stand-in is a declared knob (``rsiagent.conversation_summary_chars``) and
+    reads nothing but the fold input (no evidence label reaches it)."""
+
+    fold_chars: int = 0
+
+    def summarize(self, worklog: str, rendered: str, rng: random.Random | None = None) -> str:
+        new = rendered[: self.fold_chars] if self.fold_chars else rendered
+        head = worklog if worklog.startswith("WORK LOG") else "WORK LOG"
+        return head + "\n\n" + new

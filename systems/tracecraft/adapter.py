@@ -21,6 +21,22 @@ keys, 60 tail lines, a compact every 50 flushes, no store latency); the design r
 bench --designs tracecraft:fixed`` runs every fix). Each step advances the simulation clock by one second.
 Every ``memory get`` is a GET of the store; the bucket only skips decoding a body it decoded before
 (:meth:`~systems.tracecraft.model.bucket.Bucket.get_shared`), so no read is served stale.
+
+**Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): each turn is one line
+of the host's session file, ``{"role", "speaker", "content"}`` with the dataset's role and text, mirrored
+as above when its session ends (where claude-code's SessionEnd hook runs: one mirror per session, not per
+line) and before a question; the simulation clock stands at the session's dates, so parts are stamped
+with them. The save
+stand-in (knobs ``conversation_save``, ``conversation_save_tokens``): the host saves each user turn of
+at most 300 tokens verbatim with ``memory set turn-<n>``; assistant turns and longer user turns are not
+saved. A turn step makes no read-back (the host reads back to answer); a question step makes the
+read-back above with the question last, and changes nothing. The benchmark has no teammates, so
+``inbox --new`` is empty and no evidence is mail. A lost evidence turn's reason
+(:meth:`Adapter.lost_reason`) names both read paths: ``never-saved`` or ``memory-key-not-read-back`` (saved,
+but not among the ``memory_keys`` newest keys), then ``+outside-session-tail`` (older than the
+``session show --tail`` lines) or ``+tail-cut-by-window`` (in the tail, but the newest lines that fit the
+window stop before it); ``altered-in-...`` where a read path showed the turn changed (the mirror's
+redaction).
 """
 
 from __future__ import annotations
@@ -73,25 +89,74 @@ class Adapter:
         self.keys: dict[str, None] = {}  # the keys the host set, least recently set first
         self.saver = SaveFacts(drawn.lossiness, sim.rng("tracecraft.adapter.summarizer"))
         self._fixed = count_tokens(SYSTEM_PROMPT)
+        # real conversations: each turn's line in the session file and memory key, and what the last
+        # read-back showed (lines in the file, tail lines shown, keys read)
+        self._lines = 0
+        self._line_of: dict[str, int] = {}
+        self._key_of: dict[str, str] = {}
+        self._shown: tuple[int, int, set[str]] = (0, 0, set())
+        self._unmirrored = False
 
     def step(self, step: WorkStep) -> ModelRequest:
-        """Mirror the observation, save its facts, and assemble the read-back request."""
+        """Mirror the observation, save its facts, and assemble the read-back request (a conversation's
+        turn and question steps: see the module docstring)."""
         self.sim.run(until=self.sim.now + 1)
-        line = json.dumps(
-            {"role": "tool", "step": step.index, "content": step.observation}, ensure_ascii=False
-        )
+        if step.question_id is not None:
+            if self._unmirrored:
+                self._mirror()
+            return self._readback(step.question)
+        if step.new_session and self._unmirrored:
+            self._mirror()  # the session before this one has ended
+        if step.turn_id is not None:
+            record: dict[str, Any] = {"role": step.role, "speaker": step.speaker, "content": step.observation}
+        else:
+            record = {"role": "tool", "step": step.index, "content": step.observation}
+        line = json.dumps(record, ensure_ascii=False)
         self.home.append_bytes(self.path, (line + "\n").encode("utf-8"), clock=self.host.clock.seconds)
-        self.host.call(self.host.mirror(self.harness, SESSION))
+        self._lines += 1
+        if step.turn_id is None:
+            self._mirror()
+        else:
+            self._unmirrored = True
         every = self.knobs.compact_every
         if every and step.index % every == every - 1:
             self.host.call(self.host.session_compact(SESSION))
+        if step.turn_id is not None:
+            self._line_of[step.turn_id] = self._lines - 1
+            self._save_turn(step)
+            return ModelRequest((SYSTEM_PROMPT,), None, "tracecraft.write")
         for token in step.facts:
             if not self.saver.keep(token):
                 continue
             key = token.split("=", 1)[0]
-            self.host.call(self.host.memory_set(key, token))
-            self.keys.pop(key, None)
-            self.keys[key] = None
+            self._set(key, token)
+        return self._readback(step.question)
+
+    def _mirror(self) -> None:
+        self.host.call(self.host.mirror(self.harness, SESSION))
+        self._unmirrored = False
+
+    def _set(self, key: str, value: str) -> None:
+        self.host.call(self.host.memory_set(key, value))
+        self.keys.pop(key, None)
+        self.keys[key] = None
+
+    def _save_turn(self, step: WorkStep) -> None:
+        """The conversation save stand-in: a user turn of at most ``conversation_save_tokens`` tokens,
+        verbatim, under the next ``turn-<n>`` key."""
+        k = self.knobs
+        if k.conversation_save == "none" or step.role != "user" or not step.observation:
+            return
+        if count_tokens(step.observation) > k.conversation_save_tokens:
+            return
+        key = f"turn-{len(self._key_of):05d}"
+        assert step.turn_id is not None
+        self._key_of[step.turn_id] = key
+        self._set(key, step.observation)
+
+    def _readback(self, question: str) -> ModelRequest:
+        """The read-back request: system prompt, ``inbox --new``, the newest keys' values, the session
+        tail's newest lines that fit, the question."""
         inbox = [m.render() for m in self.host.call(self.host.inbox(new=True))]
         parts = [SYSTEM_PROMPT, "inbox --new:\n" + ("\n".join(inbox) or "(no new messages)")]
         recent = list(itertools.islice(reversed(self.keys), self.knobs.memory_keys))[::-1]
@@ -99,8 +164,8 @@ class Adapter:
         parts.append("memory:\n" + "\n".join(memory))
         tail_parts: list[str] = []
         left = self.budget - self._fixed - sum(count_tokens(p) for p in parts[1:])
-        if step.question:
-            left -= count_tokens(step.question)
+        if question:
+            left -= count_tokens(question)
         lines: list[str] = []
         if self.knobs.tail_lines:
             _, lines = self.host.call(self.host.session_show(SESSION, tail=self.knobs.tail_lines))
@@ -113,9 +178,28 @@ class Adapter:
             tail_parts.append(ln)
             left -= cost
         parts += list(reversed(tail_parts))
-        if step.question:
-            parts.append(step.question)
+        self._shown = (self._lines, len(tail_parts), set(recent))
+        if question:
+            parts.append(question)
         return ModelRequest(parts=tuple(parts), estimate=None, route="tracecraft.readback")
+
+    def lost_reason(self, turn_id: str) -> str:
+        """Why conversation turn *turn_id* is not in the last read-back: its memory path, then its tail."""
+        lines, shown, read = self._shown
+        key = self._key_of.get(turn_id)
+        mem = (
+            "never-saved"
+            if key is None
+            else ("altered-in-memory-read-back" if key in read else "memory-key-not-read-back")
+        )
+        line = self._line_of.get(turn_id)
+        if line is None:
+            return mem
+        behind = lines - line  # 1: the newest line
+        tail = "outside-session-tail" if behind > min(self.knobs.tail_lines, lines) else "tail-cut-by-window"
+        if behind <= shown:
+            tail = "altered-in-session-tail"  # shown, but changed by the mirror (redaction)
+        return f"{mem}+{tail}"
 
     def storage(self) -> StorageStats:
         """Durable bytes in the bucket, bytes PUT, and store operations."""

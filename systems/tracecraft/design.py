@@ -1,5 +1,7 @@
 """Tracecraft's registration: the design memsim's registry loads (``memsim.designs`` entry point)."""
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim.registry import Design, Report
@@ -18,6 +20,14 @@ class Knobs(BaseModel):
         50, ge=0, le=1_000_000, description="session compact every N flushes (0: never)"
     )
     latency_s: float = Field(0.0, ge=0.0, le=10.0, description="simulated seconds per store round trip")
+    conversation_save: Literal["user-turns", "none"] = Field(
+        "user-turns",
+        description="real conversations: the host saves each user turn verbatim with memory set "
+        "(none: saves nothing)",
+    )
+    conversation_save_tokens: int = Field(
+        300, ge=1, le=1_000_000, description="real conversations: a user turn over N tokens is not saved"
+    )
 
 
 DESIGN = Design(

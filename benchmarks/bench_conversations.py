@@ -1,0 +1,151 @@
+"""Benchmark (not a test): real conversations through every design against their floor (issue 28).
+
+    python benchmarks/bench_conversations.py [--rounds 3] [--quick] [--m-gb 1.5] [--json FILE]
+
+A LongMemEval-shaped workload (50 instances × 48 sessions × 10 turns, about 112,000 tokens per instance;
+``--quick``: 4 instances) runs through the four designs and the three baselines at one window (32,000
+tokens). The file is ``memsim workload synth longmemeval --instances 50 --sessions 48 --turns 10`` when
+that command is installed, read through the loader; otherwise the same shape is generated in the process
+(seeded filler, turn sizes drawn around 233 tokens) and handed to the runner directly. Every
+configuration runs in a **fresh process**, interleaved over rounds (medians):
+
+* ``conversations.floor``: the floor "every turn's text encoded once with cl100k in the same process"
+  (measured in the run's process, after the run, uncached) divided by the whole run's time (reading
+  included): target >= 1/10;
+* ``conversations.workers``: ``--workers 2`` against one worker, wall time from interpreter start:
+  target >= 1.7x, the rows identical;
+* ``conversations.dask``: ``--executor dask`` with 2 workers gives the rows one worker gives (reported);
+* ``conversations.m_rss`` (with ``--m-gb G``, needs ``memsim workload synth``): peak RSS of the whole
+  sweep (one design, rsiagent, and the baselines) on an ``_m``-shaped file of at least G GB (500
+  sessions per instance), streamed: target < 1,024 MB.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Goal, fresh, fresh_rounds, median, parser, report
+
+WINDOW = 32_000
+
+RUN = r"""
+import hashlib, json, random, sys, time
+t0 = time.perf_counter()
+from sim.bench.tasks import parse_designs
+from sim.conversations import run as conv
+instances, workers = int(sys.argv[1]), int(sys.argv[2])
+executor, designs, path = sys.argv[3], sys.argv[4], sys.argv[5]
+texts = []
+if path == "-":  # the LongMemEval shape, generated in this process (no synth command installed)
+    from sim.conversations.model import Instance, Question, Turn
+    from sim.text import filler
+
+    def synth(index):
+        r = random.Random(1_000_003 * index + 7)
+        turns, sids = [], tuple(f"s{index}_{k}" for k in range(48))
+        for k, sid in enumerate(sids):
+            for i in range(10):
+                role = "user" if i % 2 == 0 else "assistant"
+                n = min(1200, max(30, int(r.expovariate(1 / 233))))
+                when = 1_684_000_000 + 86_400 * k
+                turns.append(Turn(f"{sid}:{i}", sid, k, role, role, filler(r, int(n * 4.8)), when))
+        ev = tuple(sorted({turns[r.randrange(len(turns))].turn_id for _ in range(2)}))
+        q = Question(f"q{index}", "multi-session", "What did I say about it?", "it", False, ev, len(turns),
+                     1_684_000_000 + 86_400 * 48)
+        return Instance("longmemeval", index, f"q{index}", sids, tuple(turns), (q,))
+
+    conv._iter_instances = lambda kind, p: (synth(i) for i in range(instances))
+    conv._stamp = lambda p: (0, 0, 0)
+    kind, path = "longmemeval", "/synthetic"
+else:
+    kind = "longmemeval"
+specs = parse_designs(designs)
+rows = conv.run_conversations(specs, [WINDOW], kind, path, workers=workers, executor=executor)
+seconds = time.perf_counter() - t0
+floor = 0.0
+if workers == 1 and executor == "local":
+    from sim.tokens import count_tokens_uncached
+    for inst in conv._iter_instances(kind, path):
+        texts = [t.text for t in inst.turns]
+        f0 = time.perf_counter()
+        for t in texts:
+            count_tokens_uncached(t)
+        floor += time.perf_counter() - f0
+digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
+print(json.dumps({"seconds": seconds, "floor": floor, "rows": digest, "n": len(rows)}))
+""".replace("WINDOW", str(WINDOW))
+
+
+def synth_file(tmp: Path, instances: int, sessions: int) -> str:
+    """A ``memsim workload synth`` file, or "-" when the command is not installed."""
+    try:
+        from sim.conversations.synth import run_cli
+    except ImportError:
+        return "-"
+    out = tmp / f"lme_{instances}x{sessions}.json"
+    run_cli(
+        kind="longmemeval", instances=instances, sessions=sessions, turns=10, seed=0, out=out, progress=False
+    )
+    return str(out)
+
+
+def main() -> None:
+    ap = parser(__doc__ or "")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians)")
+    ap.add_argument("--m-gb", type=float, default=0.0, help="also the _m-shaped RSS row on a file of G GB")
+    args = ap.parse_args()
+    instances = 4 if args.quick else 50
+    designs = "merchantbench,nemsy,rsiagent,tracecraft"
+    goals: list[Goal] = []
+    with tempfile.TemporaryDirectory(prefix="memsim-bench-conv-") as tmp:
+        path = synth_file(Path(tmp), instances, 48)
+        where = "generated in process" if path == "-" else "memsim workload synth"
+        runs = fresh_rounds(
+            {
+                "one": lambda: fresh(RUN, str(instances), "1", "local", designs, path),
+                "two": lambda: fresh(RUN, str(instances), "2", "local", designs, path),
+            },
+            args.rounds,
+        )
+        one, two = runs["one"], runs["two"]
+        t1, t2 = median([r["seconds"] for r in one]), median([r["seconds"] for r in two])
+        floor = median([r["floor"] for r in one])
+        same = len({r["rows"] for r in one + two}) == 1
+        goals.append(Goal.of(
+            "conversations.floor", "conversation sweep vs every turn encoded once", floor / t1, ">= 1/10",
+            f"{t1:.2f} s for {instances} instances × 7 designs/baselines at {WINDOW:,} "
+            f"vs floor {floor:.2f} s "
+            f"({where}; median of {args.rounds})",
+        ))  # fmt: skip
+        goals.append(Goal.of(
+            "conversations.workers", "--workers 2 vs 1 (conversation sweep)", t1 / t2, ">= 1.7",
+            f"{t1:.2f} s vs {t2:.2f} s, rows identical: {same}", also=same,
+        ))  # fmt: skip
+        if path != "-":  # Dask's workers are fresh interpreters: they read the file, not this process
+            dask = fresh(RUN, str(min(instances, 4)), "2", "dask", designs, path)
+            base = (
+                one[0] if instances <= 4 else fresh(RUN, str(min(instances, 4)), "1", "local", designs, path)
+            )
+            goals.append(Goal.of(
+                "conversations.dask", "--executor dask rows vs one local worker", 1.0, "(reported)",
+                f"rows identical: {dask['rows'] == base['rows']}", also=dask["rows"] == base["rows"],
+            ))  # fmt: skip
+        if args.m_gb and path != "-":
+            per_instance = 500 * 10 * 233 * 4.8 * 1.1  # bytes: sessions × turns × tokens × chars, JSON
+            n = max(1, int(args.m_gb * 1e9 / per_instance) + 1)
+            m_path = synth_file(Path(tmp), n, 500)
+            size = Path(m_path).stat().st_size
+            m = fresh(RUN, str(n), "1", "local", "rsiagent", m_path)
+            goals.append(Goal.of(
+                "conversations.m_rss", "peak RSS on an _m-shaped file, streamed", m["_rss_mb"], "< 1,024 MB",
+                f"{size / 1e9:.2f} GB, {n} instances × 500 sessions, {m['seconds']:.0f} s", unit="MB",
+            ))  # fmt: skip
+    report("conversations", goals, args.json, command="python benchmarks/bench_conversations.py")
+
+
+if __name__ == "__main__":
+    main()

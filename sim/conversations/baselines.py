@@ -1,0 +1,65 @@
+"""The three baselines of the conversation benchmark (issue 28). They are not designs: they read the
+evidence labels, which is what makes them bounds.
+
+* ``oracle``: exactly the question's evidence turns (its turn-level recall is 1.0 wherever they fit
+  the window; over it the request is still scored as built, and flagged);
+* ``oracle-sessions``: the evidence sessions whole, as LongMemEval's ``_oracle`` file gives them;
+* ``full``: the whole haystack, as LongMemEval's full-context baseline (over the window counts as over).
+
+Each request is a fixed system prompt, a header part per session shown (its id and the dataset's date),
+one part per turn (``speaker: text``) and the question (with the question's date where there is one).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sim.conversations.model import Instance, Question, Turn
+
+BASELINES = ("oracle", "oracle-sessions", "full")
+BASELINE_SYSTEM_PROMPT = (
+    "You are a helpful assistant with the conversation history below. Answer the question at the end from it."
+)
+
+
+def date_text(time_s: int | None) -> str:
+    """A dataset date as ``YYYY-MM-DD HH:MM`` UTC ("" when the format has none)."""
+    if time_s is None:
+        return ""
+    return dt.datetime.fromtimestamp(time_s, dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def session_header(session_id: str, time_s: int | None) -> str:
+    when = date_text(time_s)
+    return f"### Session {session_id}" + (f" ({when})" if when else "")
+
+
+def question_part(q: Question) -> str:
+    when = date_text(q.time_s)
+    return (f"Current date: {when}\n" if when else "") + f"Question: {q.question}"
+
+
+def _parts(turns: list[Turn], q: Question) -> tuple[str, ...]:
+    parts = [BASELINE_SYSTEM_PROMPT]
+    session: str | None = None
+    for t in turns:
+        if t.session_id != session:
+            session = t.session_id
+            parts.append(session_header(t.session_id, t.time_s))
+        parts.append(f"{t.speaker}: {t.text}")
+    parts.append(question_part(q))
+    return tuple(parts)
+
+
+def baseline_request(name: str, instance: Instance, q: Question) -> tuple[str, ...]:
+    """The request baseline *name* sends for question *q* of *instance* (turns before the question only)."""
+    before = instance.turns[: q.after_turn]
+    if name == "oracle":
+        wanted = set(q.evidence)
+        return _parts([t for t in before if t.turn_id in wanted], q)
+    if name == "oracle-sessions":
+        sessions = {t.session_id for t in before if t.turn_id in set(q.evidence)}
+        return _parts([t for t in before if t.session_id in sessions], q)
+    if name == "full":
+        return _parts(list(before), q)
+    raise ValueError(f"unknown baseline {name!r}: expected one of {BASELINES}")

@@ -1,0 +1,25 @@
+"""The console table of a conversation sweep: overall recall per design and window (issue 28)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def render(agg: list[dict[str, Any]]) -> Any:
+    """A rich table of the overall rows of the aggregate (``question_type`` ``all``)."""
+    from rich.table import Table
+
+    t = Table(title="real conversations: what reached the model at question time (exact cl100k)")
+    cols = (
+        ("design", "design"), ("budget", "window"), ("questions", "questions"),
+        ("evidence_recall_turn", "turn recall"), ("evidence_recall_session", "session recall"),
+        ("answer_recall", "answer in context"), ("request_tokens_mean", "tokens mean"),
+        ("request_tokens_max", "tokens max"), ("over_window_sum", "Σ over window"),
+        ("lost_turns", "Σ lost turns"),
+    )  # fmt: skip
+    for key, title in cols:
+        t.add_column(title, justify="left" if key == "design" else "right")
+    for r in agg:
+        if r["question_type"] == "all":
+            t.add_row(*("-" if r.get(k) is None else str(r[k]) for k, _ in cols))
+    return t
