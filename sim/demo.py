@@ -51,7 +51,8 @@ def _conversation_bench(
     write_outputs(rows, out / "conversations", outputs=outputs, html=True, title=f"{EXAMPLE_KIND} sample")
     agg = aggregate(rows)
     n = len({(r["instance"], r["question_id"]) for r in rows})
-    say(f"\nreal conversations (the shipped {EXAMPLE_KIND} sample, {n} questions) -> conversations/index.html")
+    say(f"\nreal conversations (the shipped {EXAMPLE_KIND} sample, {n} questions)")
+    say("  -> conversations/index.html")
     b = max(EXAMPLE_BUDGETS)
     recall = ", ".join(
         f"{a['design']} {a['evidence_recall_turn']:.2f}"

@@ -11,6 +11,7 @@ from typing import Any
 
 from sim.outputs import Outputs
 from sim.registry import ORACLE_COLOUR, PALETTE
+
 #: The conversation benchmark's other baselines (issue 28), apart from every design's hue.
 BASELINE_COLOURS = {"oracle-sessions": "#8C8C8C", "full": "#B5A300"}
 
