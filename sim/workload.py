@@ -208,6 +208,16 @@ class WorkloadLine(BaseModel):
     )
     probe: str | None = Field(default=None, description="a fact id seen at an earlier step")
     phase: Literal["load", "calm"] = Field(default="load", description="calm: the liveness tail")
+    turn_id: str | None = Field(
+        default=None, min_length=1, max_length=200, description="this line's turn id (conversation files)"
+    )
+    evidence: list[str] | None = Field(
+        default=None, max_length=1000, description="turn ids of earlier lines a probe needs"
+    )
+    question: str | None = Field(
+        default=None, min_length=1, max_length=1 << 16, description="a probe's question text"
+    )
+    answer: str | None = Field(default=None, max_length=1 << 16, description="a probe's gold answer")
 
 
 class FileWorkload(Workload):
@@ -222,17 +232,47 @@ class FileWorkload(Workload):
         return f"FileWorkload({self.path!r}, {len(self._steps or ())} steps)"
 
 
-def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
-    """Read and validate a JSONL workload (line-numbered one-line errors); see README "The benchmark".
-
-    A fact token missing from its observation text is appended to it; a probe must name a fact id
-    carried by an earlier line. Lines marked ``"phase": "calm"`` form the liveness tail.
-    """
+def parse_workload_line(raw: bytes, where: str) -> WorkloadLine:
+    """One non-blank line of a workload file, validated (one-line errors prefixed by *where*): a JSON
+    object of :class:`WorkloadLine`'s fields, its fact tokens and probe well formed."""
     from pydantic import ValidationError
 
     from sim.errors import UsageError
     from sim.limits import MAX_DEPTH, depth
     from sim.text import FACT_RE
+
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise UsageError(f"{where}: not a JSON object: {exc}") from exc
+    if not isinstance(data, dict) or depth(data) > MAX_DEPTH:
+        raise UsageError(f"{where}: expected one JSON object per line")
+    try:
+        line = WorkloadLine.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"]) or "line"
+        raise UsageError(f"{where}: {loc}: {err['msg']}") from exc
+    for f in line.facts:
+        if not FACT_RE.fullmatch(f):
+            raise UsageError(f"{where}: facts: {f!r} is not a fact token like FACT-0001=amber")
+    if line.probe is not None and not re.fullmatch(r"FACT-\d{4,}", line.probe):
+        raise UsageError(f"{where}: probe: {line.probe!r} is not a fact id like FACT-0001")
+    return line
+
+
+def line_observation(line: WorkloadLine) -> str:
+    """The text a line's step observes: its observation with each fact token it lacks appended."""
+    obs = line.observation
+    for f in line.facts:
+        if f not in obs:
+            obs = f"{obs} {f}" if obs else f
+    return obs
+
+
+def check_workload_file(path: str | os.PathLike[str]) -> Path:
+    """*path* as a readable regular workload file within :data:`MAX_WORKLOAD_BYTES` (one-line errors)."""
+    from sim.errors import UsageError
 
     p = Path(path)
     try:
@@ -243,6 +283,18 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
         raise UsageError(f"workload {path} is not a regular file")
     if st.st_size > MAX_WORKLOAD_BYTES:
         raise UsageError(f"workload {path} is over the {MAX_WORKLOAD_BYTES:,}-byte limit")
+    return p
+
+
+def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
+    """Read and validate a JSONL workload (line-numbered one-line errors); see README "The benchmark".
+
+    A fact token missing from its observation text is appended to it; a probe must name a fact id
+    carried by an earlier line. Lines marked ``"phase": "calm"`` form the liveness tail.
+    """
+    from sim.errors import UsageError
+
+    p = check_workload_file(path)
     steps: list[WorkStep] = []
     seen: set[str] = set()
     sizes: list[int] = []
@@ -255,27 +307,9 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
             if not raw.strip():
                 continue
             where = f"workload {path} line {lineno}"
-            try:
-                data = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-                raise UsageError(f"{where}: not a JSON object: {exc}") from exc
-            if not isinstance(data, dict) or depth(data) > MAX_DEPTH:
-                raise UsageError(f"{where}: expected one JSON object per line")
-            try:
-                line = WorkloadLine.model_validate(data)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                loc = ".".join(str(x) for x in err["loc"]) or "line"
-                raise UsageError(f"{where}: {loc}: {err['msg']}") from exc
-            obs = line.observation
-            for f in line.facts:
-                if not FACT_RE.fullmatch(f):
-                    raise UsageError(f"{where}: facts: {f!r} is not a fact token like FACT-0001=amber")
-                if f not in obs:
-                    obs = f"{obs} {f}" if obs else f
+            line = parse_workload_line(raw, where)
+            obs = line_observation(line)
             if line.probe is not None:
-                if not re.fullmatch(r"FACT-\d{4,}", line.probe):
-                    raise UsageError(f"{where}: probe: {line.probe!r} is not a fact id like FACT-0001")
                 if line.probe not in seen:
                     raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
                 probes.append(len(steps))
