@@ -100,8 +100,7 @@ FILLER = [
         "A few ideas: 'Bored Games', 'Meeple People', 'Dice to Meet You', 'The Settlers of Snacktan' or "
         "'Roll Models'.",
         "Dice to Meet You is great. Any emoji to go with it?",
-        "A die and a waving hand fit it nicely, or a die and a handshake if you want it a touch more "
-        "formal.",
+        "A die and a waving hand fit it nicely, or a die and a handshake if you want it a touch more formal.",
     ],
     [
         "What's the difference between baking soda and baking powder?",
@@ -305,17 +304,31 @@ LOCOMO = [
                 "7:10 pm on 4 March, 2023",
                 [
                     ("Priya", "Hey Tomas! Long time. How did the move to Lisbon go?"),
-                    ("Tomas", "Hi Priya! Chaotic but good. The flat is tiny, but there's a balcony with a "
-                     "view of the river, so I forgive it everything."),
-                    ("Priya", "That sounds lovely. I've got news too: I signed up for a pottery class on "
-                     "Thursday evenings at the community studio."),
+                    (
+                        "Tomas",
+                        "Hi Priya! Chaotic but good. The flat is tiny, but there's a balcony with a "
+                        "view of the river, so I forgive it everything.",
+                    ),
+                    (
+                        "Priya",
+                        "That sounds lovely. I've got news too: I signed up for a pottery class on "
+                        "Thursday evenings at the community studio.",
+                    ),
                     ("Tomas", "Pottery! Are you making anything specific?"),
-                    ("Priya", "The first project is a set of mugs. Mine are coming out lopsided, but I "
-                     "love it.", {"img_url": ["https://example.invalid/mug.jpg"],
-                                  "blip_caption": "a photo of a lopsided ceramic mug on a shelf",
-                                  "query": "handmade ceramic mug"}),
-                    ("Tomas", "Lopsided mugs have character. I started learning Portuguese, by the way, "
-                     "three mornings a week before work."),
+                    (
+                        "Priya",
+                        "The first project is a set of mugs. Mine are coming out lopsided, but I love it.",
+                        {
+                            "img_url": ["https://example.invalid/mug.jpg"],
+                            "blip_caption": "a photo of a lopsided ceramic mug on a shelf",
+                            "query": "handmade ceramic mug",
+                        },
+                    ),
+                    (
+                        "Tomas",
+                        "Lopsided mugs have character. I started learning Portuguese, by the way, "
+                        "three mornings a week before work.",
+                    ),
                     ("Priya", "How's it going so far?"),
                     ("Tomas", "Slowly. I can order coffee and apologise, which covers most situations."),
                 ],
@@ -326,8 +339,11 @@ LOCOMO = [
                     ("Tomas", "Guess what, I adopted a cat. A grey rescue called Sardinha."),
                     ("Priya", "Haha, a cat named after a sardine in Lisbon is perfect."),
                     ("Tomas", "She sleeps on the balcony all afternoon and judges the seagulls."),
-                    ("Priya", "My pottery teacher said my third mug was the first one that doesn't wobble. "
-                     "Progress!"),
+                    (
+                        "Priya",
+                        "My pottery teacher said my third mug was the first one that doesn't wobble. "
+                        "Progress!",
+                    ),
                     ("Tomas", "That calls for a celebration. Coffee from the non-wobbly mug?"),
                     ("Priya", "Exactly what I did this morning. Also, I'm training for the city 10k in May."),
                 ],
@@ -335,12 +351,17 @@ LOCOMO = [
             (
                 "6:30 pm on 2 April, 2023",
                 [
-                    ("Priya", "The 10k training is harder than I thought. I'm up to 6 kilometres without "
-                     "stopping."),
+                    (
+                        "Priya",
+                        "The 10k training is harder than I thought. I'm up to 6 kilometres without stopping.",
+                    ),
                     ("Tomas", "That's great progress in a few weeks. Are you following a plan?"),
                     ("Priya", "A free app plan, three runs a week. My sister Anjali is running it with me."),
-                    ("Tomas", "Running with family keeps you honest. I've been cycling along the river on "
-                     "Sundays now."),
+                    (
+                        "Tomas",
+                        "Running with family keeps you honest. I've been cycling along the river on "
+                        "Sundays now.",
+                    ),
                     ("Priya", "Do you rent a bike or did you buy one?"),
                     ("Tomas", "I bought a second-hand blue road bike from a neighbour for 150 euros."),
                 ],
@@ -349,37 +370,76 @@ LOCOMO = [
                 "9:05 am on 21 May, 2023",
                 [
                     ("Priya", "We did it! Anjali and I finished the 10k yesterday in 58 minutes."),
-                    ("Tomas", "Under an hour on your first race, that's brilliant. Congratulations to both "
-                     "of you!"),
+                    (
+                        "Tomas",
+                        "Under an hour on your first race, that's brilliant. Congratulations to both of you!",
+                    ),
                     ("Priya", "Thanks! How is Sardinha?"),
                     ("Tomas", "She learned to open the wardrobe, so now my sweaters are grey too."),
-                    ("Priya", "Ha! Next month my pottery class has an exhibition. I'm showing the mugs.",
-                     {"blip_caption": "a photo of four ceramic mugs on a table"}),
+                    (
+                        "Priya",
+                        "Ha! Next month my pottery class has an exhibition. I'm showing the mugs.",
+                        {"blip_caption": "a photo of four ceramic mugs on a table"},
+                    ),
                     ("Tomas", "Send me photos. I'll come visit in the autumn and buy one."),
                 ],
             ),
         ],
         "qa": [
-            {"question": "What class does Priya take on Thursday evenings?", "answer": "pottery",
-             "evidence": ["D1:3"], "category": 4},
-            {"question": "What is the name of Tomas's cat?", "answer": "Sardinha",
-             "evidence": ["D2:1"], "category": 4},
-            {"question": "When did Priya and Anjali run the 10k?", "answer": "20 May 2023",
-             "evidence": ["D4:1"], "category": 2},
-            {"question": "What did Priya make in pottery class and how did they turn out over time?",
-             "answer": "mugs; lopsided at first, then the third one did not wobble",
-             "evidence": ["D1:5; D2:4"], "category": 1},
-            {"question": "Who does Priya train for the 10k with?", "answer": "her sister Anjali",
-             "evidence": ["D3:3"], "category": 4},
-            {"question": "How much did Tomas pay for his bike?", "answer": 150,
-             "evidence": ["D3:6"], "category": 4},
-            {"question": "Would Tomas likely enjoy a holiday somewhere by the water?",
-             "answer": "Likely yes; he loves his river view and cycles along the river",
-             "evidence": ["D1:2", "D3:4"], "category": 3},
-            {"question": "What is the name of Priya's cat?",
-             "adversarial_answer": "Sardinha", "evidence": ["D2:1"], "category": 5},
-            {"question": "How many mornings a week does Priya study Portuguese?",
-             "adversarial_answer": "three", "evidence": ["D1:6"], "category": 5},
+            {
+                "question": "What class does Priya take on Thursday evenings?",
+                "answer": "pottery",
+                "evidence": ["D1:3"],
+                "category": 4,
+            },
+            {
+                "question": "What is the name of Tomas's cat?",
+                "answer": "Sardinha",
+                "evidence": ["D2:1"],
+                "category": 4,
+            },
+            {
+                "question": "When did Priya and Anjali run the 10k?",
+                "answer": "20 May 2023",
+                "evidence": ["D4:1"],
+                "category": 2,
+            },
+            {
+                "question": "What did Priya make in pottery class and how did they turn out over time?",
+                "answer": "mugs; lopsided at first, then the third one did not wobble",
+                "evidence": ["D1:5; D2:4"],
+                "category": 1,
+            },
+            {
+                "question": "Who does Priya train for the 10k with?",
+                "answer": "her sister Anjali",
+                "evidence": ["D3:3"],
+                "category": 4,
+            },
+            {
+                "question": "How much did Tomas pay for his bike?",
+                "answer": 150,
+                "evidence": ["D3:6"],
+                "category": 4,
+            },
+            {
+                "question": "Would Tomas likely enjoy a holiday somewhere by the water?",
+                "answer": "Likely yes; he loves his river view and cycles along the river",
+                "evidence": ["D1:2", "D3:4"],
+                "category": 3,
+            },
+            {
+                "question": "What is the name of Priya's cat?",
+                "adversarial_answer": "Sardinha",
+                "evidence": ["D2:1"],
+                "category": 5,
+            },
+            {
+                "question": "How many mornings a week does Priya study Portuguese?",
+                "adversarial_answer": "three",
+                "evidence": ["D1:6"],
+                "category": 5,
+            },
         ],
     },
     {
@@ -420,21 +480,42 @@ LOCOMO = [
             ),
         ],
         "qa": [
-            {"question": "Where does Grace work?", "answer": "the Harbour Street library branch",
-             "evidence": ["D1:1", "D1:3"], "category": 4},
-            {"question": "When did Grace start at the library?", "answer": "1 February 2023",
-             "evidence": ["D1:1"], "category": 2},
-            {"question": "How did Grace's reading club change between February and April?",
-             "answer": "it grew to fourteen kids and moved to the big room",
-             "evidence": ["D2:2 D3:1"], "category": 1},
-            {"question": "What does Wen do on Mondays?", "answer": "a calligraphy class",
-             "evidence": ["D2:5", "D3:4"], "category": 1},
-            {"question": "Would Wen be a good person to ask about cooking noodles?",
-             "answer": "yes; his restaurant makes hand-pulled noodles",
-             "evidence": ["D1:6"], "category": 3},
-            {"question": "What book does Wen's calligraphy class read?",
-             "adversarial_answer": "a book about a fox who runs a bakery", "evidence": ["D2:4"],
-             "category": 5},
+            {
+                "question": "Where does Grace work?",
+                "answer": "the Harbour Street library branch",
+                "evidence": ["D1:1", "D1:3"],
+                "category": 4,
+            },
+            {
+                "question": "When did Grace start at the library?",
+                "answer": "1 February 2023",
+                "evidence": ["D1:1"],
+                "category": 2,
+            },
+            {
+                "question": "How did Grace's reading club change between February and April?",
+                "answer": "it grew to fourteen kids and moved to the big room",
+                "evidence": ["D2:2 D3:1"],
+                "category": 1,
+            },
+            {
+                "question": "What does Wen do on Mondays?",
+                "answer": "a calligraphy class",
+                "evidence": ["D2:5", "D3:4"],
+                "category": 1,
+            },
+            {
+                "question": "Would Wen be a good person to ask about cooking noodles?",
+                "answer": "yes; his restaurant makes hand-pulled noodles",
+                "evidence": ["D1:6"],
+                "category": 3,
+            },
+            {
+                "question": "What book does Wen's calligraphy class read?",
+                "adversarial_answer": "a book about a fox who runs a bakery",
+                "evidence": ["D2:4"],
+                "category": 5,
+            },
         ],
     },
 ]
@@ -466,32 +547,72 @@ def locomo_sample(spec: dict[str, object]) -> dict[str, object]:
 
 # -- native JSONL -----------------------------------------------------------------------------------------
 NATIVE = [
-    {"turn_id": "t01", "observation": "Kickoff notes for the Q3 data migration. The team agreed to move "
-     "the reporting tables first.", "facts": ["FACT-0001=teal"]},
+    {
+        "turn_id": "t01",
+        "observation": "Kickoff notes for the Q3 data migration. The team agreed to move "
+        "the reporting tables first.",
+        "facts": ["FACT-0001=teal"],
+    },
     {"turn_id": "t02", "observation": "Dana owns the schema review; Ravi owns the cut-over runbook."},
-    {"turn_id": "t03", "observation": "The staging database was restored from last night's snapshot and "
-     "row counts matched production within 0.1 percent.", "facts": ["FACT-0002=amber"]},
-    {"turn_id": "t04", "observation": "Decision: the cut-over window is Saturday 02:00 to 05:00 UTC, "
-     "agreed with the on-call lead."},
-    {"turn_id": "t05", "observation": "Open question about archiving: keep seven years of audit logs, "
-     "as legal asked."},
-    {"turn_id": "t06", "observation": "Performance test: the nightly batch finished in 41 minutes on the "
-     "new cluster, down from 73.", "facts": ["FACT-0003=violet"]},
+    {
+        "turn_id": "t03",
+        "observation": "The staging database was restored from last night's snapshot and "
+        "row counts matched production within 0.1 percent.",
+        "facts": ["FACT-0002=amber"],
+    },
+    {
+        "turn_id": "t04",
+        "observation": "Decision: the cut-over window is Saturday 02:00 to 05:00 UTC, "
+        "agreed with the on-call lead.",
+    },
+    {
+        "turn_id": "t05",
+        "observation": "Open question about archiving: keep seven years of audit logs, as legal asked.",
+    },
+    {
+        "turn_id": "t06",
+        "observation": "Performance test: the nightly batch finished in 41 minutes on the "
+        "new cluster, down from 73.",
+        "facts": ["FACT-0003=violet"],
+    },
     {"turn_id": "t07", "observation": "Status check before the review.", "probe": "FACT-0001"},
-    {"turn_id": "t08", "observation": "Ravi circulated the runbook draft; rollback takes about twenty "
-     "minutes if the checksums differ."},
-    {"turn_id": "t09", "observation": "Dana approved the schema with one change: the customer_notes "
-     "column becomes nullable."},
-    {"turn_id": "t10", "observation": "Reminder for the retro.", "evidence": ["t04"],
-     "question": "When is the cut-over window?", "answer": "Saturday 02:00 to 05:00 UTC"},
-    {"turn_id": "t11", "observation": "A later test run confirmed the batch timing.",
-     "facts": ["FACT-0003=violet"]},
-    {"turn_id": "t12", "observation": "Planning the announcement.", "probe": "FACT-0003",
-     "evidence": ["t06"], "question": "How fast was the nightly batch on the new cluster, and which "
-     "fact token recorded it?", "answer": "41 minutes, FACT-0003=violet"},
-    {"turn_id": "t13", "observation": "Wrap-up.", "evidence": ["t02", "t09"],
-     "question": "Who owns the schema review and what did they change?",
-     "answer": "Dana; the customer_notes column becomes nullable"},
+    {
+        "turn_id": "t08",
+        "observation": "Ravi circulated the runbook draft; rollback takes about twenty "
+        "minutes if the checksums differ.",
+    },
+    {
+        "turn_id": "t09",
+        "observation": "Dana approved the schema with one change: the customer_notes "
+        "column becomes nullable.",
+    },
+    {
+        "turn_id": "t10",
+        "observation": "Reminder for the retro.",
+        "evidence": ["t04"],
+        "question": "When is the cut-over window?",
+        "answer": "Saturday 02:00 to 05:00 UTC",
+    },
+    {
+        "turn_id": "t11",
+        "observation": "A later test run confirmed the batch timing.",
+        "facts": ["FACT-0003=violet"],
+    },
+    {
+        "turn_id": "t12",
+        "observation": "Planning the announcement.",
+        "probe": "FACT-0003",
+        "evidence": ["t06"],
+        "question": "How fast was the nightly batch on the new cluster, and which fact token recorded it?",
+        "answer": "41 minutes, FACT-0003=violet",
+    },
+    {
+        "turn_id": "t13",
+        "observation": "Wrap-up.",
+        "evidence": ["t02", "t09"],
+        "question": "Who owns the schema review and what did they change?",
+        "answer": "Dana; the customer_notes column becomes nullable",
+    },
 ]
 
 

@@ -1,4 +1,4 @@
-"""LongMemEval instances (``longmemeval_s.json``, ``_m``, ``_oracle``) as :class:`~sim.conversations.model.Instance`.
+"""LongMemEval instances (``longmemeval_s.json``, ``_m``, ``_oracle``) as conversation instances.
 
 The format, from the benchmark's own documentation and loaders (read, not copied):
 
@@ -68,7 +68,9 @@ def build(data: Any, index: int) -> Instance:
         raise Bad("answer", "missing")
     answer = answer_text(data["answer"], "answer")
     qtime = parse_date(field(data, "question_date", str, ""), "question_date")
-    sids = bounded(field(data, "haystack_session_ids", list, ""), MAX_SESSIONS, "haystack_session_ids", "sessions")
+    sids = bounded(
+        field(data, "haystack_session_ids", list, ""), MAX_SESSIONS, "haystack_session_ids", "sessions"
+    )
     dates = field(data, "haystack_dates", list, "")
     sessions = field(data, "haystack_sessions", list, "")
     if not (len(sids) == len(dates) == len(sessions)):
@@ -77,13 +79,17 @@ def build(data: Any, index: int) -> Instance:
             f"{len(sessions)} sessions, {len(sids)} haystack_session_ids and {len(dates)} haystack_dates "
             "(expected one of each per session)",
         )
-    answer_ids = bounded(field(data, "answer_session_ids", list, ""), MAX_SESSIONS, "answer_session_ids", "ids")
+    answer_ids = bounded(
+        field(data, "answer_session_ids", list, ""), MAX_SESSIONS, "answer_session_ids", "ids"
+    )
     session_ids: list[str] = []
     seen_sessions: dict[str, int] = {}
     for k, sid in enumerate(sids):
         sid = ident(sid, f"haystack_session_ids[{k}]")
         if sid in seen_sessions:
-            raise Bad(f"haystack_session_ids[{k}]", f"{sid!r} repeats haystack_session_ids[{seen_sessions[sid]}]")
+            raise Bad(
+                f"haystack_session_ids[{k}]", f"{sid!r} repeats haystack_session_ids[{seen_sessions[sid]}]"
+            )
         seen_sessions[sid] = k
         session_ids.append(sid)
     evidence_sessions: set[str] = set()
@@ -107,7 +113,9 @@ def build(data: Any, index: int) -> Instance:
             if role not in ROLES:
                 raise Bad(f"{at}.role", f'expected "user" or "assistant", got {role[:40]!r}')
             content = field(turn, "content", str, at)
-            has_answer = check(turn["has_answer"], bool, f"{at}.has_answer") if "has_answer" in turn else False
+            has_answer = (
+                check(turn["has_answer"], bool, f"{at}.has_answer") if "has_answer" in turn else False
+            )
             tid = f"{sid}:{i}"
             turns.append(Turn(tid, sid, k, role, role, content, when))
             if has_answer and sid in evidence_sessions:

@@ -112,7 +112,9 @@ def iter_native(path: str | os.PathLike[str]) -> Instance:
                 values[fid] = value
             if asks:
                 assert text is not None
-                questions.append(Question(tid, "probe", text, answer, False, tuple(evidence), len(turns), None))
+                questions.append(
+                    Question(tid, "probe", text, answer, False, tuple(evidence), len(turns), None)
+                )
     if not turns:
         raise UsageError(f"workload {path} has no steps")
     if not questions:

@@ -104,7 +104,11 @@ T = TypeVar("T")
 
 
 def iter_json_list(
-    kind: str, path: str | os.PathLike[str], build: Callable[[Any, int], T], *, reader: list[Any] | None = None
+    kind: str,
+    path: str | os.PathLike[str],
+    build: Callable[[Any, int], T],
+    *,
+    reader: list[Any] | None = None,
 ) -> Iterator[T]:
     """``build(element, index)`` for each element of the JSON list in *path*, in file order.
 
@@ -184,7 +188,7 @@ def check(value: Any, kind: type, at: str) -> Any:
     """*value* if it is of *kind*; :class:`Bad` naming *at* otherwise. Strings are bounded in length."""
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise Bad(at, f"expected {_TYPE_NAMES.get(kind, kind.__name__)}, got {_shown_type(value)}")
-    if kind is str and len(value) > MAX_TEXT_CHARS:
+    if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
         raise Bad(at, f"longer than {MAX_TEXT_CHARS:,} characters")
     return value
 
@@ -209,7 +213,7 @@ def answer_text(value: Any, at: str) -> str:
     return str(value)
 
 
-def bounded(items: list[Any], limit: int, at: str, what: str) -> list[Any]:
+def bounded(items: Any, limit: int, at: str, what: str) -> list[Any]:
     """*items* if there are at most *limit* of them."""
     if len(items) > limit:
         raise Bad(at, f"more than {limit:,} {what}")
