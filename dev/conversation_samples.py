@@ -165,7 +165,7 @@ LME = [
         "question_id": "memsim_lme_003",
         "question_type": "knowledge-update",
         "question": "Where do I park my bike at work now?",
-        "answer": "in the basement cage on level B2",
+        "answer": "the basement cage on level B2",
         "question_date": "2024/05/20 (Mon) 09:15",
         "evidence": [
             (
