@@ -332,7 +332,7 @@ def test_file_level_errors(tmp_path: Path, content: bytes, message: str) -> None
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:
     for kind in ("longmemeval", "locomo", "native"):
-        with pytest.raises(UsageError, match="not found|cannot read"):
+        with pytest.raises(UsageError, match=r"not found|cannot read"):
             list(iter_instances(kind, tmp_path / "nope.json"))
         with pytest.raises(UsageError, match="not a regular file"):
             list(iter_instances(kind, tmp_path))
