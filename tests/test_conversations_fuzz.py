@@ -66,7 +66,8 @@ def lme_instance(draw: st.DrawFn, k: int) -> dict[str, Any]:
 
 
 def _locomo_date(when: datetime) -> str:
-    return f"{when.hour % 12 or 12}:{when.minute:02d} {'am' if when.hour < 12 else 'pm'} on {when.day} {when:%B}, {when.year}"
+    clock = f"{when.hour % 12 or 12}:{when.minute:02d} {'am' if when.hour < 12 else 'pm'}"
+    return f"{clock} on {when.day} {when:%B}, {when.year}"
 
 
 @st.composite
