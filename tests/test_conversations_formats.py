@@ -318,7 +318,9 @@ def test_locomo_reads_the_released_notations(tmp_path: Path) -> None:
         (b"[{}, ", "instance 0: question_id: missing"),
         (b'[{"question_id": "\xff"}]', "instance 0: not UTF-8 text"),
         (b"[1, 2] trailing", "instance 0: expected an object"),
-        (b"[" + b"[" * 40 + b"]" * 40 + b"]", "instance 0: nested deeper than 32 levels"),
+        (b"[" + b"[" * 40 + b"]" * 40 + b"]", "instance 0 is nested deeper than 32 levels"),
+        (b"[" + b"[" * 2_000_000, "instance 0 is nested deeper than 32 levels"),
+        (b"[[" + b"[]," * 2_100_000, "instance 0 opens more than 2,000,000 lists and objects"),
         (b'[{"a": NaN}]', "instance 0: not valid JSON"),
     ],
 )

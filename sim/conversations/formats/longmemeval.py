@@ -31,6 +31,7 @@ from typing import Any
 
 from sim.conversations.formats.stream import (
     MAX_SESSIONS,
+    MAX_TEXT_CHARS,
     MAX_TURNS,
     Bad,
     answer_text,
@@ -55,6 +56,18 @@ def parse_date(text: str, at: str) -> int:
     if not (1 <= mo <= 12 and 1 <= d <= calendar.monthrange(y, mo)[1] and hh < 24 and mm < 60):
         raise Bad(at, f"not a valid date: {text[:40]!r}")
     return calendar.timegm((y, mo, d, hh, mm, 0, 0, 0, 0))
+
+
+def _bad_turn(turn: Any, at: str) -> None:
+    """Raise :class:`Bad` for the first invalid field of *turn* (the fast path found one)."""
+    if not isinstance(turn, dict):
+        raise Bad(at, "expected an object (a turn)")
+    role = field(turn, "role", str, at)
+    if role not in ROLES:
+        raise Bad(f"{at}.role", f'expected "user" or "assistant", got {role[:40]!r}')
+    field(turn, "content", str, at)
+    check(turn["has_answer"], bool, f"{at}.has_answer")
+    raise Bad(at, "invalid turn")  # not reached: the checks above name the field
 
 
 def build(data: Any, index: int) -> Instance:
@@ -106,16 +119,12 @@ def build(data: Any, index: int) -> Instance:
         if len(turns) + len(session) > MAX_TURNS:
             raise Bad(f"haystack_sessions[{k}]", f"the instance has more than {MAX_TURNS:,} turns")
         for i, turn in enumerate(session):
-            at = f"haystack_sessions[{k}][{i}]"
-            if not isinstance(turn, dict):
-                raise Bad(at, "expected an object (a turn)")
-            role = field(turn, "role", str, at)
-            if role not in ROLES:
-                raise Bad(f"{at}.role", f'expected "user" or "assistant", got {role[:40]!r}')
-            content = field(turn, "content", str, at)
-            has_answer = (
-                check(turn["has_answer"], bool, f"{at}.has_answer") if "has_answer" in turn else False
-            )
+            # The fast path checks each turn with a few lookups; the slow one words the error.
+            role = turn.get("role") if type(turn) is dict else None
+            content = turn.get("content") if role in ROLES else None
+            has_answer = turn.get("has_answer", False) if type(content) is str else None
+            if (has_answer is not True and has_answer is not False) or len(content) > MAX_TEXT_CHARS:
+                _bad_turn(turn, f"haystack_sessions[{k}][{i}]")
             tid = f"{sid}:{i}"
             turns.append(Turn(tid, sid, k, role, role, content, when))
             if has_answer and sid in evidence_sessions:

@@ -10,7 +10,8 @@ the file, the instance's 0-based index and the field path, without reading the r
 Bounds (documented in docs/conversations.md, "Formats"): an instance is at most
 :data:`MAX_INSTANCE_BYTES` of JSON and opens at most :data:`MAX_CONTAINERS` lists and objects (counted
 on the raw bytes, at C speed, so a file of nested brackets cannot build billions of empty lists before
-the check); a file holds at most :data:`MAX_INSTANCES` instances; the per-field bounds are below.
+the check); a file holds at most :data:`MAX_INSTANCES` instances; the per-field bounds are below. Lists and
+objects nest at most :data:`~sim.limits.MAX_DEPTH` levels, refused as soon as one opens deeper.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from sim.errors import UsageError
-from sim.limits import MAX_DEPTH, depth, require_file
+from sim.limits import MAX_DEPTH, require_file
 
 #: The most JSON bytes one instance may take (a LongMemEval ``_m`` instance is about 5.5 MB).
 MAX_INSTANCE_BYTES = 64 << 20
@@ -142,7 +143,7 @@ def iter_json_list(
         if reader is not None:
             reader.append(counted)
         index = 0
-        items = ijson.items(counted, "item", use_float=True, buf_size=_READ)
+        items = _elements(ijson.basic_parse(counted, use_float=True, buf_size=_READ))
         while True:
             try:
                 element = next(items)
@@ -156,8 +157,6 @@ def iter_json_list(
                 raise UsageError(f"{what}: instance {index}: {_json_reason(exc)}") from None
             if index >= MAX_INSTANCES:
                 raise UsageError(f"{what} has more than {MAX_INSTANCES:,} instances")
-            if depth(element) > MAX_DEPTH:
-                raise UsageError(f"{what}: instance {index}: nested deeper than {MAX_DEPTH} levels")
             try:
                 built = build(element, index)
             except Bad as exc:
@@ -170,6 +169,48 @@ def iter_json_list(
             raise UsageError(f"{what} holds no instances (an empty list)")
     finally:
         fh.close()
+
+
+def _elements(events: Iterator[tuple[str, Any]]) -> Iterator[Any]:
+    """The elements of the top-level JSON list whose parser *events* (ijson ``basic_parse``) are given,
+    built one at a time; a list or object nested deeper than :data:`~sim.limits.MAX_DEPTH` levels is
+    refused the moment it opens. (Not ``ijson.items``: it keeps a path string per open level, so a few
+    hundred thousand nested brackets take gigabytes before any bound could be checked.)"""
+    stack: list[Any] = []  # the open lists and objects of the element being built
+    keys: list[Any] = []  # the pending key of each open object (None for a list)
+    if next(events, ("", None))[0] != "start_array":  # the caller saw a "[" first
+        return
+    for event, value in events:
+        if event == "map_key":
+            keys[-1] = value
+            continue
+        if event == "start_map" or event == "start_array":
+            if len(stack) >= MAX_DEPTH:
+                raise _InstanceTooBig(f"is nested deeper than {MAX_DEPTH} levels")
+            value = {} if event == "start_map" else []
+            if stack:
+                parent = stack[-1]
+                if keys[-1] is None:
+                    parent.append(value)
+                else:
+                    parent[keys[-1]] = value
+            stack.append(value)
+            keys.append(None)
+            continue
+        if event == "end_map" or event == "end_array":
+            if not stack:  # the end of the top-level list
+                continue
+            value = stack.pop()
+            keys.pop()
+            if not stack:
+                yield value
+            continue
+        if not stack:
+            yield value
+        elif keys[-1] is None:
+            stack[-1].append(value)
+        else:
+            stack[-1][keys[-1]] = value
 
 
 # -- field checks shared by the formats ------------------------------------------------------------------
