@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from sim.conversations.formats.stream import (
     MAX_SESSIONS,
@@ -58,7 +58,7 @@ def parse_date(text: str, at: str) -> int:
     return calendar.timegm((y, mo, d, hh, mm, 0, 0, 0, 0))
 
 
-def _bad_turn(turn: Any, at: str) -> None:
+def _bad_turn(turn: Any, at: str) -> NoReturn:
     """Raise :class:`Bad` for the first invalid field of *turn* (the fast path found one)."""
     if not isinstance(turn, dict):
         raise Bad(at, "expected an object (a turn)")
@@ -120,8 +120,8 @@ def build(data: Any, index: int) -> Instance:
             raise Bad(f"haystack_sessions[{k}]", f"the instance has more than {MAX_TURNS:,} turns")
         for i, turn in enumerate(session):
             # The fast path checks each turn with a few lookups; the slow one words the error.
-            role = turn.get("role") if type(turn) is dict else None
-            content = turn.get("content") if role in ROLES else None
+            role: Any = turn.get("role") if type(turn) is dict else None
+            content: Any = turn.get("content") if role in ROLES else None
             has_answer = turn.get("has_answer", False) if type(content) is str else None
             if (has_answer is not True and has_answer is not False) or len(content) > MAX_TEXT_CHARS:
                 _bad_turn(turn, f"haystack_sessions[{k}][{i}]")
