@@ -26,8 +26,9 @@ from sim.limits import MAX_DEPTH, require_file
 
 #: The most JSON bytes one instance may take (a LongMemEval ``_m`` instance is about 5.5 MB).
 MAX_INSTANCE_BYTES = 64 << 20
-#: The most ``[`` and ``{`` bytes one instance may hold (brackets inside its strings count too).
-MAX_CONTAINERS = 2_000_000
+#: The most ``[`` and ``{`` bytes one instance may hold (brackets inside its strings count too): room
+#: for :data:`MAX_TURNS` turns, each an object, with their sessions and questions.
+MAX_CONTAINERS = 500_000
 #: The most instances in a file (LongMemEval's files hold 500, LoCoMo's 10).
 MAX_INSTANCES = 1_000_000
 #: The most sessions in an instance (``_m``: about 500), turns in an instance, and questions in one.
@@ -78,11 +79,11 @@ class CountingReader:
             return b""
         if self._prefix:
             data, self._prefix = self._prefix, b""
-            return data
-        data = self._fh.read(n if n and n > 0 else _READ)
-        self.read_bytes += len(data)
-        self._since += len(data)
-        self._opens += data.count(b"[") + data.count(b"{")
+        else:
+            data = self._fh.read(n if n and n > 0 else _READ)
+            self.read_bytes += len(data)
+            self._since += len(data)
+            self._opens += data.count(b"[") + data.count(b"{")
         if self._since > MAX_INSTANCE_BYTES + 2 * _READ:
             raise _InstanceTooBig(f"is over the {MAX_INSTANCE_BYTES:,}-byte limit of one instance")
         if self._opens > MAX_CONTAINERS:
