@@ -172,46 +172,46 @@ def iter_json_list(
         fh.close()
 
 
+_SCALARS = frozenset({"string", "number", "integer", "double", "boolean", "null"})
+
+
 def _elements(events: Iterator[tuple[str, Any]]) -> Iterator[Any]:
     """The elements of the top-level JSON list whose parser *events* (ijson ``basic_parse``) are given,
     built one at a time; a list or object nested deeper than :data:`~sim.limits.MAX_DEPTH` levels is
     refused the moment it opens. (Not ``ijson.items``: it keeps a path string per open level, so a few
     hundred thousand nested brackets take gigabytes before any bound could be checked.)"""
-    stack: list[Any] = []  # the open lists and objects of the element being built
-    keys: list[Any] = []  # the pending key of each open object (None for a list)
     if next(events, ("", None))[0] != "start_array":  # the caller saw a "[" first
         return
-    for event, value in events:
+    top: Any = None  # the innermost open list or object of the element being built (None: between)
+    is_map = False
+    key: Any = None
+    saved: list[tuple[Any, bool, Any]] = []  # the enclosing (top, is_map, key) of each open level
+    for event, value in events:  # ordered by frequency: keys and scalars, then the brackets
         if event == "map_key":
-            keys[-1] = value
-            continue
-        if event == "start_map" or event == "start_array":
-            if len(stack) >= MAX_DEPTH:
-                raise _InstanceTooBig(f"is nested deeper than {MAX_DEPTH} levels")
-            value = {} if event == "start_map" else []
-            if stack:
-                parent = stack[-1]
-                if keys[-1] is None:
-                    parent.append(value)
-                else:
-                    parent[keys[-1]] = value
-            stack.append(value)
-            keys.append(None)
-            continue
-        if event == "end_map" or event == "end_array":
-            if not stack:  # the end of the top-level list
-                continue
-            value = stack.pop()
-            keys.pop()
-            if not stack:
+            key = value
+        elif event in _SCALARS:
+            if top is None:
                 yield value
-            continue
-        if not stack:
-            yield value
-        elif keys[-1] is None:
-            stack[-1].append(value)
-        else:
-            stack[-1][keys[-1]] = value
+            elif is_map:
+                top[key] = value
+            else:
+                top.append(value)
+        elif event == "start_map" or event == "start_array":
+            if len(saved) >= MAX_DEPTH:
+                raise _InstanceTooBig(f"is nested deeper than {MAX_DEPTH} levels")
+            new: Any = {} if event == "start_map" else []
+            if top is not None:
+                if is_map:
+                    top[key] = new
+                else:
+                    top.append(new)
+            saved.append((top, is_map, key))
+            top, is_map, key = new, event == "start_map", None
+        elif top is not None:  # end_map or end_array of an open level (not of the top-level list)
+            done = top
+            top, is_map, key = saved.pop()
+            if top is None:
+                yield done
 
 
 # -- field checks shared by the formats ------------------------------------------------------------------
