@@ -345,6 +345,23 @@ def test_an_instance_of_too_many_values_is_refused(tmp_path: Path, monkeypatch: 
     assert readers[0].read_bytes == 65536  # refused on the first buffer
 
 
+def test_an_instance_over_its_byte_bound_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The byte bound of one instance counts from the end of the previous one (here lowered to 200 KB:
+    the real one is 64 MiB); the instances before it load."""
+    from sim.conversations.formats import stream
+
+    monkeypatch.setattr(stream, "MAX_INSTANCE_BYTES", 200_000)
+    small = longmemeval_instance(1, 0, 2, 2)
+    big = longmemeval_instance(1, 1, 40, 10)  # about 450 KB
+    f = tmp_path / "f.json"
+    f.write_text(json.dumps([small, small | {"question_id": "two"}, big]))
+    seen: list[str] = []
+    with pytest.raises(UsageError, match="instance 2 is over the 200,000-byte limit of one instance"):
+        for inst in iter_instances("longmemeval", f):
+            seen.append(inst.instance_id)
+    assert seen == [small["question_id"], "two"]
+
+
 def test_missing_file_and_directory(tmp_path: Path) -> None:
     for kind in ("longmemeval", "locomo", "native"):
         with pytest.raises(UsageError, match=r"not found|cannot read"):

@@ -107,7 +107,7 @@ def longmemeval_instance(seed: int, k: int, sessions: int, turns: int) -> dict[s
     when = asked_at - timedelta(hours=sum(gaps))
     ids, dates, hay = [], [], []
     for s in range(sessions):
-        when += timedelta(hours=gaps[s])
+        date, when = when, when + timedelta(hours=gaps[s])
         evidence = s in at
         session: list[dict[str, Any]] = []
         for i in range(turns):
@@ -124,7 +124,7 @@ def longmemeval_instance(seed: int, k: int, sessions: int, turns: int) -> dict[s
             for t, turn in enumerate(session):
                 turn["has_answer"] = t == i
         ids.append(f"answer_{k:06d}_{at.index(s) + 1}" if evidence else f"synth_{k:06d}_{s}")
-        dates.append(_lme_date(when))
+        dates.append(_lme_date(date))
         hay.append(session)
     return {
         "question_id": qid,
