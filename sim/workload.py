@@ -286,6 +286,25 @@ def check_workload_file(path: str | os.PathLike[str]) -> Path:
     return p
 
 
+def iter_workload_lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, WorkloadLine]]:
+    """Each non-blank line of the workload file *path*, validated: ``(where, line number, line)``, where
+    *where* (``workload F line 3``) prefixes the caller's own one-line errors about that line."""
+    from sim.errors import UsageError
+
+    p = check_workload_file(path)
+    try:
+        fh = open(p, "rb")  # noqa: SIM115 (closed by the with below)
+    except OSError as exc:
+        raise UsageError(f"cannot read workload {path}: {exc.strerror or exc}") from exc
+    with fh:
+        for lineno, raw in enumerate(fh, 1):
+            if lineno > MAX_WORKLOAD_LINES:
+                raise UsageError(f"workload {path} has more than {MAX_WORKLOAD_LINES:,} lines")
+            if raw.strip():
+                where = f"workload {path} line {lineno}"
+                yield where, lineno, parse_workload_line(raw, where)
+
+
 def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
     """Read and validate a JSONL workload (line-numbered one-line errors); see README "The benchmark".
 
@@ -294,30 +313,22 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
     """
     from sim.errors import UsageError
 
-    p = check_workload_file(path)
     steps: list[WorkStep] = []
     seen: set[str] = set()
     sizes: list[int] = []
     n_facts = 0
     probes: list[int] = []
-    with open(p, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if lineno > MAX_WORKLOAD_LINES:
-                raise UsageError(f"workload {path} has more than {MAX_WORKLOAD_LINES:,} lines")
-            if not raw.strip():
-                continue
-            where = f"workload {path} line {lineno}"
-            line = parse_workload_line(raw, where)
-            obs = line_observation(line)
-            if line.probe is not None:
-                if line.probe not in seen:
-                    raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
-                probes.append(len(steps))
-            question = f"Question: what is the value of {line.probe}?" if line.probe else ""
-            steps.append(WorkStep(len(steps), obs, tuple(line.facts), line.probe, question, line.phase))
-            seen |= {f.split("=")[0] for f in line.facts}
-            sizes.append(len(obs) // 4)
-            n_facts += len(line.facts)
+    for where, _lineno, line in iter_workload_lines(path):
+        obs = line_observation(line)
+        if line.probe is not None:
+            if line.probe not in seen:
+                raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
+            probes.append(len(steps))
+        question = f"Question: what is the value of {line.probe}?" if line.probe else ""
+        steps.append(WorkStep(len(steps), obs, tuple(line.facts), line.probe, question, line.phase))
+        seen |= {f.split("=")[0] for f in line.facts}
+        sizes.append(len(obs) // 4)
+        n_facts += len(line.facts)
     if not steps:
         raise UsageError(f"workload {path} has no steps")
     calm = sum(1 for s in steps if s.phase == "calm")
@@ -333,7 +344,7 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
         skew_s=0.0,
         calm_steps=calm,
     )
-    return FileWorkload(drawn, tuple(steps), str(p))
+    return FileWorkload(drawn, tuple(steps), str(Path(path)))
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,7 @@ from pathlib import Path
 
 from sim.conversations.model import Instance, Question, Turn
 from sim.errors import UsageError
-from sim.workload import (
-    MAX_WORKLOAD_LINES,
-    check_workload_file,
-    line_observation,
-    parse_workload_line,
-)
+from sim.workload import MAX_WORKLOAD_LINES, check_workload_file, iter_workload_lines, line_observation
 
 
 def has_turn_labels(path: str | os.PathLike[str]) -> bool:
@@ -64,57 +59,43 @@ def has_turn_labels(path: str | os.PathLike[str]) -> bool:
 
 def iter_native(path: str | os.PathLike[str]) -> Instance:
     """The whole file as one instance (see the module docstring); one-line errors name the line."""
-    p = check_workload_file(path)
     turns: list[Turn] = []
     questions: list[Question] = []
     lines_of: dict[str, int] = {}
     carriers: dict[str, list[str]] = {}  # fact id -> turn ids of the lines that carried it
     values: dict[str, str] = {}  # fact id -> its latest value
-    try:
-        fh = open(p, "rb")  # noqa: SIM115
-    except OSError as exc:
-        raise UsageError(f"cannot read workload {path}: {exc.strerror or exc}") from exc
-    with fh:
-        for lineno, raw in enumerate(fh, 1):
-            if lineno > MAX_WORKLOAD_LINES:
-                raise UsageError(f"workload {path} has more than {MAX_WORKLOAD_LINES:,} lines")
-            if not raw.strip():
-                continue
-            where = f"workload {path} line {lineno}"
-            line = parse_workload_line(raw, where)
-            tid = line.turn_id if line.turn_id is not None else f"L{lineno}"
-            if tid in lines_of:
-                raise UsageError(f"{where}: turn_id: {tid!r} is already line {lines_of[tid]}'s turn id")
-            asks = line.probe is not None or line.evidence is not None or line.question is not None
-            if line.answer is not None and not asks:
-                raise UsageError(f"{where}: answer: a line with no probe, evidence or question asks nothing")
-            evidence: list[str] = []
-            for j, eid in enumerate(line.evidence or ()):
-                if eid not in lines_of:
-                    raise UsageError(f"{where}: evidence[{j}]: {eid[:60]!r} names no earlier line's turn")
-                if eid not in evidence:
-                    evidence.append(eid)
-            answer = line.answer
-            text = line.question
-            if line.probe is not None:
-                if line.probe not in carriers:
-                    raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
-                evidence += [t for t in carriers[line.probe] if t not in evidence]
-                text = text if text is not None else f"Question: what is the value of {line.probe}?"
-                answer = answer if answer is not None else values[line.probe]
-            elif asks and text is None:
-                raise UsageError(f"{where}: question: missing (an evidence probe needs its question text)")
-            lines_of[tid] = lineno
-            turns.append(Turn(tid, "", 0, "user", "user", line_observation(line), None))
-            for token in line.facts:
-                fid, value = token.split("=", 1)
-                carriers.setdefault(fid, []).append(tid)
-                values[fid] = value
-            if asks:
-                assert text is not None
-                questions.append(
-                    Question(tid, "probe", text, answer, False, tuple(evidence), len(turns), None)
-                )
+    for where, lineno, line in iter_workload_lines(path):
+        tid = line.turn_id if line.turn_id is not None else f"L{lineno}"
+        if tid in lines_of:
+            raise UsageError(f"{where}: turn_id: {tid!r} is already line {lines_of[tid]}'s turn id")
+        asks = line.probe is not None or line.evidence is not None or line.question is not None
+        if line.answer is not None and not asks:
+            raise UsageError(f"{where}: answer: a line with no probe, evidence or question asks nothing")
+        evidence: list[str] = []
+        for j, eid in enumerate(line.evidence or ()):
+            if eid not in lines_of:
+                raise UsageError(f"{where}: evidence[{j}]: {eid[:60]!r} names no earlier line's turn")
+            if eid not in evidence:
+                evidence.append(eid)
+        answer = line.answer
+        text = line.question
+        if line.probe is not None:
+            if line.probe not in carriers:
+                raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
+            evidence += [t for t in carriers[line.probe] if t not in evidence]
+            text = text if text is not None else f"Question: what is the value of {line.probe}?"
+            answer = answer if answer is not None else values[line.probe]
+        elif asks and text is None:
+            raise UsageError(f"{where}: question: missing (an evidence probe needs its question text)")
+        lines_of[tid] = lineno
+        turns.append(Turn(tid, "", 0, "user", "user", line_observation(line), None))
+        for token in line.facts:
+            fid, value = token.split("=", 1)
+            carriers.setdefault(fid, []).append(tid)
+            values[fid] = value
+        if asks:
+            assert text is not None
+            questions.append(Question(tid, "probe", text, answer, False, tuple(evidence), len(turns), None))
     if not turns:
         raise UsageError(f"workload {path} has no steps")
     if not questions:
