@@ -68,6 +68,10 @@ new_app = typer.Typer(
     help="Create a new design package (see DESIGN.md, 'Adding a design').", no_args_is_help=True
 )
 app.add_typer(new_app, name="new")
+workload_app = typer.Typer(
+    help="Conversation workload files (docs/conversations.md, 'Synthetic files').", no_args_is_help=True
+)
+app.add_typer(workload_app, name="workload")
 
 
 class Interrupted(MemsimError):
@@ -613,6 +617,35 @@ def new_design(
 
     target = create(name, path)
     typer.echo(f"created {target}; install it with: pip install -e {target}")
+
+
+@workload_app.command("synth")
+@_command
+def workload_synth(
+    kind: Annotated[str, typer.Argument(metavar="longmemeval|locomo", help="The format to write.")],
+    out: Annotated[Path, typer.Option(metavar="FILE", help="The file to write (atomically).")],
+    instances: Annotated[
+        int, typer.Option(metavar="N", min=1, max=100_000, help="Instances (LoCoMo: conversations).")
+    ] = 500,
+    sessions: Annotated[
+        int,
+        typer.Option(
+            metavar="S", min=1, max=10_000, help="Sessions per instance (48: _s-sized, 500: _m-sized)."
+        ),
+    ] = 48,
+    turns: Annotated[int, typer.Option(metavar="T", min=1, max=1_000, help="Turns per session.")] = 10,
+    seed: Annotated[
+        int,
+        typer.Option(metavar="K", min=0, max=2**63 - 1, help="Seed: the same seed writes the same bytes."),
+    ] = 0,
+) -> None:
+    """Write a synthetic LongMemEval or LoCoMo file of the real shape and size, streamed."""
+    from sim.conversations.synth import run_cli as synth
+
+    target, size = synth(
+        kind=kind, instances=instances, sessions=sessions, turns=turns, seed=seed, out=out, progress=_is_tty()
+    )
+    typer.echo(f"wrote {target} ({instances:,} {kind} instances, {size:,} bytes)")
 
 
 # -- entry point ------------------------------------------------------------------------------------

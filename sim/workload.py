@@ -224,6 +224,16 @@ class WorkloadLine(BaseModel):
     )
     probe: str | None = Field(default=None, description="a fact id seen at an earlier step")
     phase: Literal["load", "calm"] = Field(default="load", description="calm: the liveness tail")
+    turn_id: str | None = Field(
+        default=None, min_length=1, max_length=200, description="this line's turn id (conversation files)"
+    )
+    evidence: list[str] | None = Field(
+        default=None, max_length=1000, description="turn ids of earlier lines a probe needs"
+    )
+    question: str | None = Field(
+        default=None, min_length=1, max_length=1 << 16, description="a probe's question text"
+    )
+    answer: str | None = Field(default=None, max_length=1 << 16, description="a probe's gold answer")
 
 
 class FileWorkload(Workload):
@@ -238,17 +248,47 @@ class FileWorkload(Workload):
         return f"FileWorkload({self.path!r}, {len(self._steps or ())} steps)"
 
 
-def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
-    """Read and validate a JSONL workload (line-numbered one-line errors); see README "The benchmark".
-
-    A fact token missing from its observation text is appended to it; a probe must name a fact id
-    carried by an earlier line. Lines marked ``"phase": "calm"`` form the liveness tail.
-    """
+def parse_workload_line(raw: bytes, where: str) -> WorkloadLine:
+    """One non-blank line of a workload file, validated (one-line errors prefixed by *where*): a JSON
+    object of :class:`WorkloadLine`'s fields, its fact tokens and probe well formed."""
     from pydantic import ValidationError
 
     from sim.errors import UsageError
     from sim.limits import MAX_DEPTH, depth
     from sim.text import FACT_RE
+
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise UsageError(f"{where}: not a JSON object: {exc}") from exc
+    if not isinstance(data, dict) or depth(data) > MAX_DEPTH:
+        raise UsageError(f"{where}: expected one JSON object per line")
+    try:
+        line = WorkloadLine.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"]) or "line"
+        raise UsageError(f"{where}: {loc}: {err['msg']}") from exc
+    for f in line.facts:
+        if not FACT_RE.fullmatch(f):
+            raise UsageError(f"{where}: facts: {f!r} is not a fact token like FACT-0001=amber")
+    if line.probe is not None and not re.fullmatch(r"FACT-\d{4,}", line.probe):
+        raise UsageError(f"{where}: probe: {line.probe!r} is not a fact id like FACT-0001")
+    return line
+
+
+def line_observation(line: WorkloadLine) -> str:
+    """The text a line's step observes: its observation with each fact token it lacks appended."""
+    obs = line.observation
+    for f in line.facts:
+        if f not in obs:
+            obs = f"{obs} {f}" if obs else f
+    return obs
+
+
+def check_workload_file(path: str | os.PathLike[str]) -> Path:
+    """*path* as a readable regular workload file within :data:`MAX_WORKLOAD_BYTES` (one-line errors)."""
+    from sim.errors import UsageError
 
     p = Path(path)
     try:
@@ -259,47 +299,52 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
         raise UsageError(f"workload {path} is not a regular file")
     if st.st_size > MAX_WORKLOAD_BYTES:
         raise UsageError(f"workload {path} is over the {MAX_WORKLOAD_BYTES:,}-byte limit")
+    return p
+
+
+def iter_workload_lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, WorkloadLine]]:
+    """Each non-blank line of the workload file *path*, validated: ``(where, line number, line)``, where
+    *where* (``workload F line 3``) prefixes the caller's own one-line errors about that line."""
+    from sim.errors import UsageError
+
+    p = check_workload_file(path)
+    try:
+        fh = open(p, "rb")  # noqa: SIM115 (closed by the with below)
+    except OSError as exc:
+        raise UsageError(f"cannot read workload {path}: {exc.strerror or exc}") from exc
+    with fh:
+        for lineno, raw in enumerate(fh, 1):
+            if lineno > MAX_WORKLOAD_LINES:
+                raise UsageError(f"workload {path} has more than {MAX_WORKLOAD_LINES:,} lines")
+            if raw.strip():
+                where = f"workload {path} line {lineno}"
+                yield where, lineno, parse_workload_line(raw, where)
+
+
+def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
+    """Read and validate a JSONL workload (line-numbered one-line errors); see README "The benchmark".
+
+    A fact token missing from its observation text is appended to it; a probe must name a fact id
+    carried by an earlier line. Lines marked ``"phase": "calm"`` form the liveness tail.
+    """
+    from sim.errors import UsageError
+
     steps: list[WorkStep] = []
     seen: set[str] = set()
     sizes: list[int] = []
     n_facts = 0
     probes: list[int] = []
-    with open(p, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if lineno > MAX_WORKLOAD_LINES:
-                raise UsageError(f"workload {path} has more than {MAX_WORKLOAD_LINES:,} lines")
-            if not raw.strip():
-                continue
-            where = f"workload {path} line {lineno}"
-            try:
-                data = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-                raise UsageError(f"{where}: not a JSON object: {exc}") from exc
-            if not isinstance(data, dict) or depth(data) > MAX_DEPTH:
-                raise UsageError(f"{where}: expected one JSON object per line")
-            try:
-                line = WorkloadLine.model_validate(data)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                loc = ".".join(str(x) for x in err["loc"]) or "line"
-                raise UsageError(f"{where}: {loc}: {err['msg']}") from exc
-            obs = line.observation
-            for f in line.facts:
-                if not FACT_RE.fullmatch(f):
-                    raise UsageError(f"{where}: facts: {f!r} is not a fact token like FACT-0001=amber")
-                if f not in obs:
-                    obs = f"{obs} {f}" if obs else f
-            if line.probe is not None:
-                if not re.fullmatch(r"FACT-\d{4,}", line.probe):
-                    raise UsageError(f"{where}: probe: {line.probe!r} is not a fact id like FACT-0001")
-                if line.probe not in seen:
-                    raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
-                probes.append(len(steps))
-            question = f"Question: what is the value of {line.probe}?" if line.probe else ""
-            steps.append(WorkStep(len(steps), obs, tuple(line.facts), line.probe, question, line.phase))
-            seen |= {f.split("=")[0] for f in line.facts}
-            sizes.append(len(obs) // 4)
-            n_facts += len(line.facts)
+    for where, _lineno, line in iter_workload_lines(path):
+        obs = line_observation(line)
+        if line.probe is not None:
+            if line.probe not in seen:
+                raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
+            probes.append(len(steps))
+        question = f"Question: what is the value of {line.probe}?" if line.probe else ""
+        steps.append(WorkStep(len(steps), obs, tuple(line.facts), line.probe, question, line.phase))
+        seen |= {f.split("=")[0] for f in line.facts}
+        sizes.append(len(obs) // 4)
+        n_facts += len(line.facts)
     if not steps:
         raise UsageError(f"workload {path} has no steps")
     calm = sum(1 for s in steps if s.phase == "calm")
@@ -315,7 +360,7 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
         skew_s=0.0,
         calm_steps=calm,
     )
-    return FileWorkload(drawn, tuple(steps), str(p))
+    return FileWorkload(drawn, tuple(steps), str(Path(path)))
 
 
 @dataclass(frozen=True)
