@@ -5,7 +5,6 @@ skipped without them."""
 from __future__ import annotations
 
 import csv
-import io
 import json
 import sqlite3
 from pathlib import Path
@@ -183,14 +182,14 @@ def test_each_shipped_sample_end_to_end(capsys, tmp_path, name):
 
 
 def test_the_demo_runs_the_conversation_bench_on_the_shipped_sample(tmp_path):
-    from rich.console import Console
-
     from sim.demo import _conversation_bench
     from sim.outputs import Outputs
 
+    said: list[str] = []
     o = Outputs()
     with o.transaction():
-        link = _conversation_bench(tmp_path, o, Console(file=io.StringIO()), 1)
+        link = _conversation_bench(tmp_path, o, said.append, 1, False)
+    assert any("evidence recall (turns)" in line for line in said)
     assert link is not None and link[1] == "conversations/index.html"
     rows = _rows(tmp_path / "conversations")
     assert {"merchantbench", "nemsy", "rsiagent", "tracecraft", "oracle", "oracle-sessions", "full"} <= {

@@ -297,3 +297,20 @@ def test_memsim_report_renders_a_conversation_output_dir(tmp_path, instance):
         write_outputs(rows, tmp_path / "out", outputs=o)
     page = render_any(tmp_path / "out")
     assert "real conversations" in page and "recall-by-type" in page
+
+
+def test_abstention_questions_are_left_out_of_evidence_recall():
+    """LongMemEval scores retrieval without its abstention instances: an ``_abs`` question's evidence stays
+    in its row (marked ``abstention``) but moves neither recall mean."""
+    from sim.conversations.metrics import aggregate as conv_aggregate
+
+    base = {
+        "workload": "longmemeval", "instance": "i", "question_type": "t", "design": "d", "budget": 1000,
+        "request_tokens": 10, "over_window": 0, "evidence_turns": 2, "evidence_sessions": 1,
+        "answer_in_context": None, "lost": "[]",
+    }  # fmt: skip
+    found = {**base, "question_id": "q", "evidence_in_context": 2, "sessions_in_context": 1, "abstention": 0}
+    missed = {**base, "question_id": "q_abs", "evidence_in_context": 0, "sessions_in_context": 0, "abstention": 1}
+    overall = next(a for a in conv_aggregate([found, missed]) if a["question_type"] == "all")
+    assert overall["evidence_recall_turn"] == 1.0 and overall["evidence_recall_session"] == 1.0
+    assert overall["questions"] == 2

@@ -10,7 +10,11 @@ conversations", ``docs/conversations-metrics.md``):
 * an **evidence session is in context** when at least one of its turns is;
 * the **answer is in context** when the gold answer occurs in the request, case-insensitively (not
   scored for abstention or adversarial questions): a lenient upper bound on what any reader could
-  answer;
+  answer. Some gold answers never occur verbatim in their evidence (LoCoMo's temporal answers are
+  often a date the reader must work out), so even the oracle scores below 1 there;
+* **evidence recall** (turn and session) is averaged over questions with evidence, abstention
+  questions left out (they keep their evidence in ``questions.csv``; the ``abstention`` column marks
+  them), as LongMemEval's retrieval scoring leaves its abstention instances out;
 * **request tokens** are the exact cl100k count of the request, the sum of its parts' counts (each
   text counted once per process, :func:`sim.tokens.count_tokens`); a request over the window is scored
   as the design built it and flagged ``over_window``, as the fact-token benchmark does;
@@ -34,7 +38,7 @@ GENERIC_REASON = "not-in-request"
 QUESTION_COLUMNS = (
     "workload", "instance", "question_id", "question_type", "design", "budget", "request_tokens",
     "over_window", "evidence_turns", "evidence_in_context", "evidence_sessions", "sessions_in_context",
-    "answer_in_context", "lost",
+    "answer_in_context", "lost", "abstention",
 )  # fmt: skip
 
 
@@ -112,6 +116,7 @@ class Scorer:
             "sessions_in_context": in_sessions,
             "answer_in_context": answer,
             "lost": json.dumps(lost, ensure_ascii=False),
+            "abstention": int(q.abstention),
         }
 
 
@@ -137,7 +142,9 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (d, b, qt), rs in sorted(
         groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1], kv[0][2] != "all", kv[0][2])
     ):
-        with_ev = [r for r in rs if r["evidence_turns"]]
+        # Abstention questions (LongMemEval ``_abs``, LoCoMo's adversarial category) keep their evidence
+        # in the rows but are left out of evidence recall, as LongMemEval's retrieval scoring leaves them out.
+        with_ev = [r for r in rs if r["evidence_turns"] and not r.get("abstention")]
         answered = [r for r in rs if r["answer_in_context"] is not None]
         tokens = [r["request_tokens"] for r in rs]
         out.append(

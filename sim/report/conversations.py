@@ -66,9 +66,10 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
     """The page of a conversation sweep's question *rows* and their aggregate *agg*."""
     from sim import __version__
     from sim.bench.plots import colour
-    from sim.report.bench import _chart
+    from sim.report.bench import BenchPage, _chart
 
     designs = list(dict.fromkeys(str(r["design"]) for r in rows))
+    colour_of = {d: colour(d) for d in designs}
     budgets = sorted({int(r["budget"]) for r in rows})
     overall = [a for a in agg if a["question_type"] == "all"]
     types = sorted({str(a["question_type"]) for a in agg if a["question_type"] != "all"})
@@ -78,30 +79,20 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         "answer_recall": "answer in context",
         "request_tokens_mean": "request tokens",
     }
-    charts = [
-        _chart(
-            overall, designs, "evidence_recall_turn", "turn-level evidence recall (mean over questions)", 1.0
-        ),
-        _chart(
-            overall,
-            designs,
-            "evidence_recall_session",
-            "session-level evidence recall (mean over questions)",
-            1.0,
-        ),
-        _chart(
-            overall, designs, "answer_recall", "gold answer in the request (share of scored questions)", 1.0
-        ),
-        _chart(
-            overall,
-            designs,
-            "request_tokens_mean",
-            "request tokens at question time (mean, exact cl100k)",
-            None,
-        ),
-    ]
+    page = BenchPage(rows=[], agg=overall, designs=designs, budgets=budgets, seeds=[], colour=colour_of)
+    specs = (
+        ("evidence_recall_turn", "turn-level evidence recall (mean over questions)", 1.0),
+        ("evidence_recall_session", "session-level evidence recall (mean over questions)", 1.0),
+        ("answer_recall", "gold answer in the request (share of scored questions)", 1.0),
+        ("request_tokens_mean", "request tokens at question time (mean, exact cl100k)", None),
+    )
+    charts = []
+    for metric, caption, top in specs:
+        c = _chart(page, metric, labels[metric], caption, top)
+        c["title"] = caption  # one value per cell: no whiskers to explain
+        charts.append(c)
     for c in charts:
-        c["ylabel"] = labels[c["metric"]]
+        c["ylabel"] = c["y_title"]
     by_type = {(a["design"], a["budget"], a["question_type"]): a for a in agg}
     grid = [
         {"design": d, "budget": b, "cells": [
@@ -111,7 +102,7 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         for b in budgets for d in designs
     ]  # fmt: skip
     shown = budgets if len(budgets) <= MAX_TYPE_CHARTS else [budgets[0], budgets[-1]]
-    colours = {d: colour(d) for d in designs}
+    colours = colour_of
     type_charts = [type_chart(agg, designs, ["all", *types], b, colours) for b in shown]
     why = reasons(rows)
     codes = sorted({c for v in why.values() for c in v})
