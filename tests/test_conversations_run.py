@@ -310,7 +310,8 @@ def test_abstention_questions_are_left_out_of_evidence_recall():
         "answer_in_context": None, "lost": "[]",
     }  # fmt: skip
     found = {**base, "question_id": "q", "evidence_in_context": 2, "sessions_in_context": 1, "abstention": 0}
-    missed = {**base, "question_id": "q_abs", "evidence_in_context": 0, "sessions_in_context": 0, "abstention": 1}
+    missed = {**base, "question_id": "q_abs", "evidence_in_context": 0, "sessions_in_context": 0}
+    missed["abstention"] = 1
     overall = next(a for a in conv_aggregate([found, missed]) if a["question_type"] == "all")
     assert overall["evidence_recall_turn"] == 1.0 and overall["evidence_recall_session"] == 1.0
     assert overall["questions"] == 2
