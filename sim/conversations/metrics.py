@@ -2,7 +2,7 @@
 request tokens, and where each lost evidence turn went (issue 28).
 
 A question is scored on the request the design built for it (:func:`score`). Definitions (README "Real
-conversations", ``docs/conversations-metrics.md``):
+conversations", ``docs/conversations.md``):
 
 * an **evidence turn is in context** when its whole text occurs in the request: verbatim, or as the
   body of a JSON string (a design that sends a tool result or a transcript line as JSON sends the text
