@@ -66,6 +66,9 @@ def run_cli(
     plots: bool,
     html: bool,
     progress: bool,
+    provider: str = "none",
+    cache_ttl: str | None = None,
+    price: str | None = None,
 ) -> list[dict[str, Any]]:
     """``memsim bench``."""
     from sim.bench.executors import run_sweep
@@ -73,6 +76,7 @@ def run_cli(
     from sim.bench.outputs import write_outputs
     from sim.bench.table import render
     from sim.bench.tasks import parse_designs, tasks_for
+    from sim.cache import parse_provider
     from sim.cli import report_console
     from sim.outputs import Outputs
 
@@ -80,6 +84,7 @@ def run_cli(
         raise UsageError(f"unknown executor {executor!r}: expected local or dask")
     if scheduler and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
+    cache = parse_provider(provider, cache_ttl, price)
     specs = parse_designs(designs, knobs)
     bl = parse_budgets(budgets)
     outputs = Outputs()
@@ -95,7 +100,7 @@ def run_cli(
         load_workload_file(workload)  # validate every line before any cell runs
         workload_file = str(workload.resolve())
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
-    tasks = tasks_for(specs, bl, seeds, steps, workload_file)
+    tasks = tasks_for(specs, bl, seeds, steps, workload_file, provider=cache)
     aside = _prepare_plots if plots else _prepare  # the output phase's imports, beside the workers' cells
     rows = run_sweep(
         tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress, aside=aside

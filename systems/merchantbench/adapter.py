@@ -40,7 +40,10 @@ Host policy (the model stand-in, :class:`~systems.merchantbench.policies.SavePol
 * otherwise the model replies without tool calls (an end-of-step carrying a short note).
 
 The returned :class:`~sim.workload.ModelRequest` has one part per message of that request plus the
-system prompt and the tool schemas. It also carries the design's own estimate: the system message plus
+system prompt and the tool schemas, and the Claude cache breakpoints upstream sets on it
+(:mod:`~systems.merchantbench.model.caching`: the system prompt, the last two messages and the last
+assistant message; ``memsim bench --provider anthropic`` prices them).
+It also carries the design's own estimate: the system message plus
 the trimmed history, chars/4 style; the tool schemas are not in it, as upstream. ``drawn.skew_s`` has no
 effect. The ReAct agent reads no clock, and every timestamp (history ``wall_ms``, hook times, mtimes) is
 the env server's.
@@ -56,6 +59,8 @@ from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.merchantbench.knobs import Knobs
 from systems.merchantbench.model import MerchantEnv, ReactAgent, run_step
+from systems.merchantbench.model.agent import Parts
+from systems.merchantbench.model.caching import request_breakpoints
 from systems.merchantbench.policies import SavePolicy
 from systems.merchantbench.state import TRACE_RECALL, ReactConfig
 
@@ -133,8 +138,17 @@ class Adapter:
         self.agent, _ = run_step(self.agent, text, needed=(step.probe,) if step.probe else ())
         agent = self.agent
         if agent.seen_parts:
-            return ModelRequest(tuple(agent.seen_parts), agent.seen_estimate, "react.hop")
-        return ModelRequest(tuple(agent.last_parts), agent.last_request_estimate, "react.hop")
+            parts, est = agent.seen_parts, agent.seen_estimate
+        else:
+            parts, est = agent.last_parts, agent.last_request_estimate
+        return ModelRequest(tuple(parts), est, "react.hop", self._breakpoints(parts))
+
+    def _breakpoints(self, parts: object) -> tuple[int, ...]:
+        """The request's Claude cache breakpoints, placed as upstream places them (:mod:`~.model.caching`;
+        only ``--provider anthropic`` reads them)."""
+        if not isinstance(parts, Parts):
+            return ()
+        return request_breakpoints(self.agent.system_prompt, len(parts.head), parts.body)
 
     def storage(self) -> StorageStats:
         """Durable bytes under the run directory (documents, histories, every step file, the ones no longer
