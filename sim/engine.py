@@ -65,8 +65,15 @@ class Simulation:
         #: trace is what it was before providers existed.
         self.cache: ProviderCache | None = None
         if provider is not None:
-            self.cache = ProviderCache(provider)
-            self.trace.set_meta(provider=provider.meta())
+            self.use_provider(provider)
+
+    def use_provider(self, provider: ProviderConfig) -> ProviderCache:
+        """Select *provider*'s prompt cache for every request recorded from now on (a fresh cache; the
+        trace's ``provider`` meta says which). A claim that prices requests calls it on its run's
+        simulation."""
+        self.cache = ProviderCache(provider)
+        self.trace.set_meta(provider=provider.meta())
+        return self.cache
 
     # -- time and randomness -------------------------------------------------------------------------
     @property

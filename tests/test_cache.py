@@ -92,6 +92,23 @@ def test_openai_minimum_increments_and_retention() -> None:
     assert reads[1:18] == [1280] * 17 and reads[18] == 0  # t=3600: the hour since t=0 is up
 
 
+def test_openai_matches_a_part_that_grew() -> None:
+    """A part whose text starts with what the same position held before (a document appended to, with or
+    without the blank line that closed it) matches up to the old text's end; a part changed in the middle
+    does not."""
+    head = [BIG]
+    doc = " e" * 500 + "\n"
+    grown = [*head, doc + " f" * 200 + "\n", msg(9)]
+    closed = [*head, doc + "\n\n", msg(8)]
+    base = count_tokens(BIG) + count_tokens(doc)  # 1,101
+    assert charges("openai", [(0, [*head, doc, msg(8)], []), (1, grown, [])])[1]["cache_read_tokens"] == 1024
+    assert base == 1101
+    c = charges("openai", [(0, closed, []), (1, grown, [])])
+    assert c[1]["cache_read_tokens"] == 1024  # 1,100 matched (the closing blank line is one token) -> 1,024
+    changed = [*head, " g" + doc[2:], msg(9)]
+    assert charges("openai", [(0, [*head, doc, msg(8)], []), (1, changed, [])])[1]["cache_read_tokens"] == 0
+
+
 parts_st = st.lists(st.integers(0, 5), min_size=1, max_size=12)
 request_st = st.tuples(st.integers(0, 400), parts_st, st.lists(st.integers(0, 11), max_size=4))
 

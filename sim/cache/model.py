@@ -98,6 +98,7 @@ class ProviderCache:
         self.config = config
         self._entries: dict[tuple[str, str, str], dict[int, Any]] = {}
         self._swept: dict[tuple[str, str, str], int] = {}
+        self._grown: dict[tuple[str, str, str], dict[int, tuple[str, int]]] = {}
         self.read = self.write = self.uncached = self.requests = 0
         self.cost_tokens = 0.0
         #: The latest charge (what a streaming consumer such as the benchmark's metrics reads).
@@ -130,7 +131,9 @@ class ProviderCache:
                 entries, keys, cum, bps, now, ttl_s=cfg.ttl_s, min_tokens=cfg.min_tokens
             )
         else:
-            read, write = openai.charge(entries, keys, cum, now, ttl_s=cfg.ttl_s), 0
+            grown = self._grown.setdefault(stream, {})
+            read = openai.charge(entries, grown, parts, keys, cum, now, ttl_s=cfg.ttl_s)
+            write = 0
         self._sweep(stream, entries, now)
         return self._bill(read, write, total - read - write)
 
@@ -155,4 +158,8 @@ class ProviderCache:
             return
         for key in [k for k, v in entries.items() if (v[0] if isinstance(v, tuple) else v) <= now]:
             del entries[key]
+        grown = self._grown.get(stream)
+        if grown:  # keep a parent's next part only while that prefix is still cached
+            for key in [p for p, (text, _n) in grown.items() if hash((p, text)) not in entries]:
+                del grown[key]
         self._swept[stream] = max(512, len(entries))

@@ -59,8 +59,6 @@ from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.merchantbench.knobs import Knobs
 from systems.merchantbench.model import MerchantEnv, ReactAgent, run_step
-from systems.merchantbench.model.agent import Parts
-from systems.merchantbench.model.caching import request_breakpoints
 from systems.merchantbench.policies import SavePolicy
 from systems.merchantbench.state import TRACE_RECALL, ReactConfig
 
@@ -141,14 +139,7 @@ class Adapter:
             parts, est = agent.seen_parts, agent.seen_estimate
         else:
             parts, est = agent.last_parts, agent.last_request_estimate
-        return ModelRequest(tuple(parts), est, "react.hop", self._breakpoints(parts))
-
-    def _breakpoints(self, parts: object) -> tuple[int, ...]:
-        """The request's Claude cache breakpoints, placed as upstream places them (:mod:`~.model.caching`;
-        only ``--provider anthropic`` reads them)."""
-        if not isinstance(parts, Parts):
-            return ()
-        return request_breakpoints(self.agent.system_prompt, len(parts.head), parts.body)
+        return ModelRequest(tuple(parts), est, "react.hop", agent.cache_breakpoints(parts))
 
     def storage(self) -> StorageStats:
         """Durable bytes under the run directory (documents, histories, every step file, the ones no longer
