@@ -181,12 +181,14 @@ def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], ima
     """The benchmark page of a sweep's result *rows*, their aggregate *agg* and its PNG *images*."""
     from sim import __version__
     from sim.bench.plots import colour
+    from sim.report import cost
 
     designs = list(dict.fromkeys([str(r["design"]) for r in rows] + [str(a["design"]) for a in agg]))
     ordered = sorted(agg, key=lambda a: (int(a["budget"]), designs.index(str(a["design"]))))
+    columns = AGG_COLUMNS + cost.bench_columns(agg)  # with a provider: its cost columns
     table = [
         {"design": a["design"], "colour": colour(str(a["design"])), "budget": a["budget"],
-         "cells": [_cell(a, k, kind, digits) for k, _, kind, digits, _ in AGG_COLUMNS]}
+         "cells": [_cell(a, k, kind, digits) for k, _, kind, digits, _ in columns]}
         for a in ordered
     ]  # fmt: skip
     shown: list[tuple[str, str]] = []
@@ -209,6 +211,7 @@ def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], ima
         _chart(agg, designs, "recall", "probe recall (mean over seeds, min–max)", 1.0),
         _chart(agg, designs, "over_window_sum", "requests over the window (sum over seeds)", None),
         _chart(agg, designs, "tokens_mean", "tokens per request (mean over seeds, min–max)", None),
+        *cost.bench_charts(agg, designs),
     ]
     return render(
         "bench.html.j2",
@@ -223,7 +226,7 @@ def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], ima
         images=shown,
         images_left=len(images) - len(shown),
         table=table,
-        columns=AGG_COLUMNS,
+        columns=columns,
         cells=cells[:MAX_CELLS],
         cells_left=max(0, len(cells) - MAX_CELLS),
         cell_columns=CELL_COLUMNS,

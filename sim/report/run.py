@@ -32,7 +32,10 @@ META_ORDER = ("scenario", "seed", "faults", "store", "params", "memsim_version",
 
 def render_run(trace_path: Path) -> str:
     """The report page of the complete trace at *trace_path* (:class:`sim.trace.TraceError` otherwise)."""
-    return render("run.html.j2", **context(read_run(Path(trace_path))))
+    from sim.report.cost import run_section
+
+    ctx = context(read_run(Path(trace_path)))
+    return render("run.html.j2", **ctx, cost_section=run_section(Path(trace_path)))
 
 
 def _titles(view: RunView) -> tuple[str, dict[str, str]]:
