@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_cli import assert_usage_error, cli
 
 from sim.bench.tasks import build_adapter, run_task, tasks_for, workload_of
 from sim.cache import ProviderConfig, parse_provider
 from sim.cache import anthropic as anth
 from sim.cache import openai as oai
-from sim.cli import main
 from sim.engine import Simulation
 from sim.tokens import count_tokens
 from sim.trace import read_trace
@@ -195,16 +195,6 @@ def test_constants_are_the_documented_ones() -> None:
     assert ProviderConfig.of("openai").write_multiplier == 0.0
 
 
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 BAD = {
     "unknown provider": (["--provider", "gemini"], "unknown provider 'gemini'"),
     "negative price": (["--provider", "openai", "--price", "-1"], "--price"),
@@ -222,7 +212,5 @@ def test_bad_provider_options(capsys: pytest.CaptureFixture[str], tmp_path: Path
     """One ``memsim: error:`` line, exit 2, nothing on stdout, nothing written."""
     args, fragment = BAD[case]
     base = ["bench", "--seeds", "1", "--steps", "10", "--budgets", "3000", "--designs", "oracle"]
-    code, out, err = cli(capsys, *base, "--no-plots", "--out", str(tmp_path / "o"), *args)
-    assert code == 2, err
-    assert out == "" and err.count("\n") == 1 and err.startswith("memsim: error: ") and fragment in err
+    assert_usage_error(cli(capsys, *base, "--no-plots", "--out", str(tmp_path / "o"), *args), fragment)
     assert list(tmp_path.iterdir()) == []
