@@ -507,6 +507,24 @@ def bench(
     html: Annotated[
         bool, typer.Option("--html", help="Also write DIR/index.html, the benchmark's report page.")
     ] = False,
+    provider: Annotated[
+        str,
+        typer.Option(
+            metavar="NAME",
+            help="Price every request with this provider's prompt cache: none, anthropic or openai.",
+        ),
+    ] = "none",
+    cache_ttl: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SECONDS",
+            help="The cache TTL (default: the provider's, 300; anthropic bills writes at 2x above 300).",
+        ),
+    ] = None,
+    price: Annotated[
+        str | None,
+        typer.Option(metavar="USD", help="Input list price per million tokens (default: the price table's)."),
+    ] = None,
 ) -> None:
     """Run the cross-design context-budget benchmark sweep."""
     from sim.bench.cli import run_cli
@@ -514,7 +532,7 @@ def bench(
     run_cli(
         designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,
         workers=workers, executor=executor, scheduler=scheduler, out=out, plots=plots, html=html,
-        progress=_is_tty(),
+        progress=_is_tty(), provider=provider, cache_ttl=cache_ttl, price=price,
     )  # fmt: skip
 
 

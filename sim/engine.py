@@ -16,6 +16,7 @@ from typing import Any
 
 import simpy
 
+from sim.cache.model import ProviderCache, ProviderConfig
 from sim.clock import AgentClock
 from sim.faults import FaultPlan
 from sim.files import DiskTree, FileTree, MemoryTree
@@ -30,6 +31,8 @@ class Simulation:
 
     *trace_path* streams the trace to SQLite; *keep_trace* keeps records in memory for checkers.
     *root* is the run root for disk-backed trees (a temporary directory is made on first use if None).
+    *provider* selects a provider's prompt cache (:mod:`sim.cache`): every request then records how its
+    prompt splits into cache reads, writes and uncached tokens, and what it costs.
     """
 
     def __init__(
@@ -40,6 +43,7 @@ class Simulation:
         trace_path: str | Path | None = None,
         keep_trace: bool = True,
         root: str | Path | None = None,
+        provider: ProviderConfig | None = None,
     ) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
@@ -57,6 +61,19 @@ class Simulation:
         self._root = Path(root) if root is not None else None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._clocks: dict[str, AgentClock] = {}
+        #: The provider's prompt cache (``--provider``), or None: then requests carry no cache data and the
+        #: trace is what it was before providers existed.
+        self.cache: ProviderCache | None = None
+        if provider is not None:
+            self.use_provider(provider)
+
+    def use_provider(self, provider: ProviderConfig) -> ProviderCache:
+        """Select *provider*'s prompt cache for every request recorded from now on (a fresh cache; the
+        trace's ``provider`` meta says which). A claim that prices requests calls it on its run's
+        simulation."""
+        self.cache = ProviderCache(provider)
+        self.trace.set_meta(provider=provider.meta())
+        return self.cache
 
     # -- time and randomness -------------------------------------------------------------------------
     @property
@@ -126,14 +143,19 @@ class Simulation:
         estimate: int | None = None,
         needed: frozenset[str] | set[str] = frozenset(),
         kinds: Sequence[str] | None = None,
+        breakpoints: Sequence[int] | None = None,
         **detail: Any,
     ) -> RequestRecord:
         """Record a model request made of *parts* (message texts, schemas...).
 
         The exact cost is the sum of each part's cached cl100k count; the facts are those present in any
         part. *kinds* labels each part (``system``, ``tools``, ``message``, ``memory``...): the request's
-        detail then carries ``tokens_by_kind``, which a report's context-window timeline stacks.
+        detail then carries ``tokens_by_kind``, which a report's context-window timeline stacks. With a
+        provider selected, the detail also carries ``cache`` (:meth:`sim.cache.CacheCharge.detail`):
+        *breakpoints* are the part indices the design marked with ``cache_control`` (Anthropic reads
+        them; without a provider they are ignored).
         """
+        counts: list[int] | None = [] if self.cache is not None else None
         exact = 0
         facts: set[str] = set()
         by_kind: dict[str, int] | None = None
@@ -144,11 +166,16 @@ class Simulation:
         for i, p in enumerate(parts):
             n = count_tokens(p)
             exact += n
+            if counts is not None:
+                counts.append(n)
             facts |= extract_facts(p)
             if by_kind is not None and kinds is not None:
                 by_kind[kinds[i]] = by_kind.get(kinds[i], 0) + n
         if by_kind is not None:
             detail["tokens_by_kind"] = by_kind
+        if self.cache is not None and counts is not None:
+            charge = self.cache.charge((system, agent, route), parts, counts, breakpoints, self.now)
+            detail["cache"] = charge.detail()
         return self.trace.request(
             system,
             route,
@@ -178,7 +205,12 @@ class Simulation:
         """Record a model request whose *parts* the caller has already counted: *exact_tokens* is the sum of
         the parts' cl100k counts, *facts* the fact ids present in them, *tokens_by_kind* those counts by
         kind. The same record :meth:`request` makes for the same parts, for a design that keeps per-part
-        counts and a window's facts as running totals instead of re-reading its texts."""
+        counts and a window's facts as running totals instead of re-reading its texts.
+
+        With a provider selected the request is charged as wholly uncached: without its parts' texts no
+        prefix can be matched (the benchmark records every request through :meth:`request`)."""
+        if self.cache is not None:
+            detail["cache"] = self.cache.charge_unkeyed(exact_tokens).detail()
         if tokens_by_kind is not None:
             detail["tokens_by_kind"] = tokens_by_kind
         return self.trace.request(

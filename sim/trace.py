@@ -24,7 +24,12 @@ Schema (documented in README "Traces"):
     lists).
 
 A request's ``detail`` carries ``tokens_by_kind`` when its parts were labelled (``system``, ``tools``,
-``message``, ``memory``...): the exact tokens of each kind, which a report stacks.
+``message``, ``memory``...): the exact tokens of each kind, which a report stacks. With a provider's
+prompt cache selected (:mod:`sim.cache`), it also carries ``cache``: ``cache_read_tokens``,
+``cache_write_tokens`` and ``uncached_tokens`` (summing to ``exact_tokens``), ``cost_tokens`` (input-token
+equivalents) and ``cost_usd``, and ``meta`` holds ``provider`` (its rules and price). Both are absent
+without a provider, so such a trace is byte for byte what it was; no column changed meaning, so the schema
+version stays 3 and older traces read as before.
 
 The ``facts`` column (schema 3). A *stream* is the requests of one ``(system, agent, route)`` in ``seq``
 order. Each request's ``facts`` is one of:

@@ -365,11 +365,14 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """What a design sends to the model at one step: the parts (messages), its own estimate, a route."""
+    """What a design sends to the model at one step: the parts (messages), its own estimate, a route, and
+    the part indices it marks with ``cache_control`` (*breakpoints*: what a provider's prompt cache keys on
+    when ``--provider anthropic`` is selected; empty for a design whose upstream sends none)."""
 
     parts: tuple[str, ...]
     estimate: int | None
     route: str
+    breakpoints: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -445,6 +448,7 @@ def drive(
             req.route,
             req.parts,
             estimate=req.estimate,
+            breakpoints=req.breakpoints,
             needed=frozenset({step.probe}) if step.probe else frozenset(),
             step=step.index,
             phase=step.phase,

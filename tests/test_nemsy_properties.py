@@ -99,6 +99,7 @@ def test_resolution_and_archive_checkers() -> None:
 
 
 PINNED = {
+    "nemsy.cache-question-first": {"steps": 20, "chars": 200},
     "nemsy.recency-window": {"sources": 2, "probe": 0, "max_files": 1},
     "nemsy.delete-leaves-index": {"sources": 1, "delete": 0},
     "nemsy.duplicate-index-on-reingest": [["ingest", 0], ["edit", 0], ["ingest", 0]],
@@ -168,6 +169,7 @@ def test_pinned_counterexample(claim_id: str) -> None:
 #: For each claim, an example its off switch (the mechanism switched off or emptied) must fail: the
 #: property asserts the mechanism's service, not only the absence of the failure (issue 12).
 PINNED_OFF = {
+    "nemsy.cache-question-first": {"steps": 2, "chars": 200},
     "nemsy.recency-window": {"sources": 2, "probe": 0, "max_files": 1},
     "nemsy.delete-leaves-index": {"sources": 1, "delete": 0},
     "nemsy.duplicate-index-on-reingest": [["ingest", 0]],

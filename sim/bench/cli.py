@@ -81,6 +81,9 @@ def run_cli(
     plots: bool,
     html: bool,
     progress: bool,
+    provider: str = "none",
+    cache_ttl: str | None = None,
+    price: str | None = None,
 ) -> list[dict[str, Any]]:
     """``memsim bench``."""
     from sim.bench.executors import run_sweep
@@ -88,6 +91,7 @@ def run_cli(
     from sim.bench.outputs import write_outputs
     from sim.bench.table import render
     from sim.bench.tasks import parse_designs, tasks_for
+    from sim.cache import parse_provider
     from sim.cli import report_console
     from sim.outputs import Outputs
 
@@ -95,12 +99,15 @@ def run_cli(
         raise UsageError(f"unknown executor {executor!r}: expected local or dask")
     if scheduler and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
+    cache = parse_provider(provider, cache_ttl, price)
     specs = parse_designs(designs, knobs)
     bl = parse_budgets(budgets)
     conversation = _conversation(workload)
     if conversation is not None:
         if steps is not None:
             raise UsageError("--steps does not apply with --workload (the file sets the steps)")
+        if cache is not None:
+            raise UsageError("--provider applies to the fact-token benchmark, not yet to conversation workloads")
         from sim.conversations.cli import run_conversation_cli
 
         return run_conversation_cli(
@@ -123,7 +130,7 @@ def run_cli(
     # then only the designs' own randomness (seeded per run) differs between them.
     runs = seeds if seeds is not None else (1 if workload_file else 3)
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
-    tasks = tasks_for(specs, bl, runs, steps, workload_file)
+    tasks = tasks_for(specs, bl, runs, steps, workload_file, provider=cache)
     aside = _prepare_plots if plots else _prepare  # the output phase's imports, beside the workers' cells
     rows = run_sweep(
         tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress, aside=aside

@@ -7,6 +7,12 @@ operations; liveness (in the calm tail every request fits the window).
 
 The aggregate over seeds gives means with their spread (min and max across seeds) and labels sums as
 sums (``over_window_sum``, ``requests_sum``).
+
+With a provider selected (``--provider``, :mod:`sim.cache`) a cell also reports its prompt split three
+ways (``cache_read_tokens``, ``cache_write_tokens``, ``uncached_tokens``: sums over its requests, which
+add up to the sum of their exact tokens), the cache hit ratio (cache-read / prompt tokens) and the cost:
+per request in input-token equivalents (mean) and dollars (mean, p95), and per run (``cost_usd_run``).
+Without one, rows are exactly what they were before providers existed.
 """
 
 from __future__ import annotations
@@ -17,11 +23,12 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from sim.cache import ProviderCache
 from sim.trace import RequestRecord
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 
 
-def p95(values: Sequence[int]) -> float:
+def p95(values: Sequence[float]) -> float:
     """The 95th percentile (nearest rank)."""
     if not values:
         return 0.0
@@ -30,10 +37,13 @@ def p95(values: Sequence[int]) -> float:
 
 
 class Metrics:
-    """Streaming metrics of one cell: nothing per request is kept but its two token numbers."""
+    """Streaming metrics of one cell: nothing per request is kept but its two token numbers (and, with a
+    provider's *cache*, its three-way split and its cost)."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, cache: ProviderCache | None = None) -> None:
         self.budget = budget
+        self.cache = cache
+        self.costs: list[float] = []
         self.series: list[list[Any]] = []
         self.estimates: list[int] = []
         self.probes = 0
@@ -43,7 +53,12 @@ class Metrics:
         self.obs_bytes = 0
 
     def __call__(self, step: WorkStep, req: ModelRequest, rec: RequestRecord) -> None:
-        self.series.append([step.index, rec.exact_tokens, rec.estimate])
+        if self.cache is not None and self.cache.last is not None:
+            c = self.cache.last
+            self.series.append([step.index, rec.exact_tokens, rec.estimate, c.read, c.write, c.uncached])
+            self.costs.append(c.cost_usd)
+        else:
+            self.series.append([step.index, rec.exact_tokens, rec.estimate])
         if rec.estimate is not None:
             self.estimates.append(rec.estimate)
         self.obs_bytes += len(step.observation.encode())
@@ -61,7 +76,7 @@ class Metrics:
         exact = [s[1] for s in self.series]
         est = self.estimates
         amplification = round(storage.bytes_written / self.obs_bytes, 3) if self.obs_bytes else 0.0
-        return {
+        row: dict[str, Any] = {
             **cell,
             "steps": len(self.series),
             "requests": len(exact),
@@ -82,6 +97,24 @@ class Metrics:
             "drawn": json.dumps(asdict(drawn), sort_keys=True),
             "series": self.series,
         }
+        if self.cache is not None:
+            row.update(self._cache_columns(sum(exact)))
+        return row
+
+    def _cache_columns(self, prompt: int) -> dict[str, Any]:
+        assert self.cache is not None
+        c, costs = self.cache, self.costs
+        return {
+            "provider": f"{c.config.name}:{c.config.model}",
+            "cache_read_tokens": c.read,
+            "cache_write_tokens": c.write,
+            "uncached_tokens": c.uncached,
+            "cache_hit_ratio": round(c.read / prompt, 4) if prompt else 0.0,
+            "cost_tokens_mean": round(c.cost_tokens / len(costs), 1) if costs else 0.0,
+            "cost_usd_mean": round(sum(costs) / len(costs), 6) if costs else 0.0,
+            "cost_usd_p95": round(p95(costs), 6),
+            "cost_usd_run": round(sum(costs), 4),
+        }
 
 
 def add_relative_recall(rows: list[dict[str, Any]]) -> None:
@@ -96,6 +129,9 @@ def add_relative_recall(rows: list[dict[str, Any]]) -> None:
 MEANS = ("tokens_mean", "tokens_p95", "estimate_mean", "recall", "recall_vs_oracle", "write_amplification",
          "storage_ops")  # fmt: skip
 SUMS = ("over_window", "requests")
+#: With a provider: the cache metrics averaged over seeds (with the number of digits kept).
+CACHE_MEANS = {"cache_hit_ratio": 4, "cost_tokens_mean": 1, "cost_usd_mean": 6, "cost_usd_p95": 6,
+               "cost_usd_run": 4}  # fmt: skip
 
 
 def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -121,5 +157,10 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for m in SUMS:
             row[f"{m}_sum"] = sum(r[m] for r in rs)
         row["live"] = all(r["live"] for r in rs)
+        if "provider" in rs[0]:
+            row["provider"] = rs[0]["provider"]
+            for m, digits in CACHE_MEANS.items():
+                mean, lo, hi = stats([r[m] for r in rs], digits)
+                row[m], row[f"{m}_min"], row[f"{m}_max"] = mean, lo, hi
         out.append(row)
     return out

@@ -21,6 +21,19 @@ COLUMNS = (
 )  # fmt: skip
 
 
+#: The columns a provider adds (``--provider``), after :data:`COLUMNS`; absent with ``--provider none``.
+CACHE_COLUMNS = (
+    "provider", "cache_read_tokens", "cache_write_tokens", "uncached_tokens", "cache_hit_ratio",
+    "cost_tokens_mean", "cost_usd_mean", "cost_usd_p95", "cost_usd_run",
+)  # fmt: skip
+
+
+def columns(rows: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The result columns of *rows*: :data:`COLUMNS`, and :data:`CACHE_COLUMNS` when a provider priced
+    them."""
+    return COLUMNS + CACHE_COLUMNS if rows and "provider" in rows[0] else COLUMNS
+
+
 def _csv(rows: list[dict[str, Any]], fields: list[str]) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
@@ -32,6 +45,8 @@ def _csv(rows: list[dict[str, Any]], fields: list[str]) -> str:
 
 #: The ``series`` table: one row per recorded request of every cell.
 SERIES = {"design": str, "budget": int, "seed": int, "step": int, "exact_tokens": int, "estimate": int}
+#: The ``series`` columns a provider adds: each request's three-way split (they sum to ``exact_tokens``).
+SERIES_CACHE = {"cache_read_tokens": int, "cache_write_tokens": int, "uncached_tokens": int}
 
 
 def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path) -> None:
@@ -44,12 +59,15 @@ def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path)
     if path.exists():
         path.unlink()
     db = sqlite_utils.Database(path)
+    cols = columns(rows)
+    series = SERIES | SERIES_CACHE if cols is not COLUMNS else SERIES
+    width = len(series) - 3
     with db.conn:
-        db.table("results").insert_all([{k: r.get(k) for k in COLUMNS} for r in rows])
-        db.table("series").create(SERIES)
+        db.table("results").insert_all([{k: r.get(k) for k in cols} for r in rows])
+        db.table("series").create(series)
         db.conn.executemany(
-            f'INSERT INTO "series" VALUES ({", ".join("?" * len(SERIES))})',
-            ((r["design"], r["budget"], r["seed"], s[0], s[1], s[2]) for r in rows for s in r["series"]),
+            f'INSERT INTO "series" VALUES ({", ".join("?" * len(series))})',
+            ((r["design"], r["budget"], r["seed"], *s[:width]) for r in rows for s in r["series"]),
         )
         db.table("aggregate").insert_all(agg)
     db.conn.close()
@@ -81,7 +99,7 @@ def write_outputs(
         if plotter is not None:
             plotter.start()
         o.write_with(out / "results.db", lambda p: _write_db(rows, agg, p))
-        o.write_text(out / "results.csv", _csv(rows, list(COLUMNS)))
+        o.write_text(out / "results.csv", _csv(rows, list(columns(rows))))
         o.write_text(out / "aggregate.csv", _csv(agg, list(agg[0])))
         images: dict[str, bytes] = {}
         if plotter is not None:

@@ -16,6 +16,11 @@ TOKENS = (
     ("estimate_mean", "design's estimate", 0), ("over_window_sum", "Σ over window", 0),
     ("requests_sum", "Σ requests", 0),
 )  # fmt: skip
+#: With ``--provider``: the prompt cache's share of the prompt and the price (sim.cache).
+COST = (
+    ("cache_hit_ratio", "cache hit ratio", 3), ("cost_usd_mean", "$ / request", 4),
+    ("cost_usd_p95", "$ / request p95", 4), ("cost_usd_run", "$ / run", 2),
+)  # fmt: skip
 KEPT = (
     ("recall", "recall", 3), ("recall_vs_oracle", "recall vs oracle", 3),
     ("write_amplification", "write ampl.", 3), ("storage_ops", "storage ops", 0), ("live", "live", 0),
@@ -92,6 +97,8 @@ def render(agg: list[dict[str, Any]], workload: str | None = None) -> Any:
             f"{seeds} seed{'s' if seeds != 1 else ''}: too few to conclude which design recalls more "
             f"(--seeds {MIN_SEEDS} or more gives bootstrap intervals on the report page, --html)."
         )
+    if agg and "provider" in agg[0]:
+        tables.append(_table(agg, f"{head} ({note}): what it costs at {agg[0]['provider']} list price", COST))
     if len(kept) < len(KEPT):
         tables.append("recall vs oracle is left out: the oracle recalled every probe, so it equals recall.")
     return Group(*tables)

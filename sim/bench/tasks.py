@@ -17,6 +17,7 @@ from typing import Any
 
 from sim.bench.metrics import Metrics
 from sim.bench.oracle import OracleAdapter
+from sim.cache import ProviderConfig
 from sim.engine import Simulation
 from sim.errors import UsageError
 from sim.variant import FAITHFUL, Variant
@@ -87,6 +88,8 @@ class Task:
     spec: DesignSpec | None = None
     workload_file: str | None = None
     cell: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: The provider whose prompt cache prices the cell's requests (``--provider``; None: ``none``).
+    provider: ProviderConfig | None = None
 
 
 def tasks_for(
@@ -95,11 +98,13 @@ def tasks_for(
     seeds: int,
     steps: int | None,
     workload_file: str | None = None,
+    provider: ProviderConfig | None = None,
 ) -> list[Task]:
-    """The sweep's cells, seed-major (a worker given a seed's cells reuses its workload and caches)."""
+    """The sweep's cells, seed-major (a worker given a seed's cells reuses its workload and caches), each
+    priced by *provider*'s cache when one is given."""
     specs = [d if isinstance(d, DesignSpec) else _spec(d) for d in designs]
     return [
-        Task(s.label, b, seed, steps, s, workload_file)
+        Task(s.label, b, seed, steps, s, workload_file, provider=provider)
         for seed in range(seeds)
         for b in budgets
         for s in specs
@@ -142,10 +147,10 @@ def run_task(task: Task, trace_path: str | None = None) -> dict[str, Any]:
     spec = task.spec or _spec(task.design)
     workload = workload_of(task)
     t0 = time.perf_counter()
-    sim = Simulation(task.seed, trace_path=trace_path, keep_trace=False)
+    sim = Simulation(task.seed, trace_path=trace_path, keep_trace=False, provider=task.provider)
     sim.trace.set_meta(design=spec.label, budget=task.budget, drawn=asdict(workload.drawn))
     adapter = build_adapter(spec, sim, task.budget, workload)
-    metrics = Metrics(task.budget)
+    metrics = Metrics(task.budget, sim.cache)
     drive(adapter, sim, workload, metrics)
     storage = adapter.storage()
     seconds = time.perf_counter() - t0

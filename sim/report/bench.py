@@ -79,6 +79,8 @@ AGG_GROUPS = (
      ("tokens_mean", "tokens_p95", "tokens_max", "estimate_mean", "over_window_sum", "requests_sum")),
     ("recall", "What is recalled, written and kept",
      ("recall", "recall_vs_oracle", "write_amplification", "storage_ops", "live")),
+    ("cost", "What it costs (with --provider)",
+     ("cache_hit_ratio", "cost_usd_mean", "cost_usd_p95", "cost_usd_run")),
 )  # fmt: skip
 CELL_COLUMNS = (
     "design", "budget", "seed", "requests", "tokens_mean", "tokens_p95", "tokens_max", "estimate_mean",
@@ -303,7 +305,9 @@ def _cell(page: BenchPage, row: dict[str, Any], key: str, kind: str, digits: int
 
 def _tables(page: BenchPage) -> list[dict[str, Any]]:
     """The aggregate as narrow tables (:data:`AGG_GROUPS`), rows by window then design."""
-    columns = {c[0]: c for c in AGG_COLUMNS}
+    from sim.report import cost
+
+    columns = {c[0]: c for c in AGG_COLUMNS + cost.bench_columns(page.agg)}  # with a provider: its cost
     skip = {"seeds"} | ({"recall_vs_oracle"} if page.oracle_perfect else set())
     grouped = [k for _, _, keys in AGG_GROUPS for k in keys]
     groups = [
@@ -387,7 +391,9 @@ class Section:
 
 
 def _pictures(page: BenchPage) -> dict[str, Any]:
-    return {"charts": [_chart(page, m, y, t, u) for m, y, t, u in CHARTS]}
+    from sim.report import cost
+
+    return {"charts": [_chart(page, m, y, t, u) for m, y, t, u in CHARTS] + cost.bench_charts(page)}
 
 
 def _aggregate(page: BenchPage) -> dict[str, Any]:

@@ -52,12 +52,14 @@ def render_run(trace_path: Path) -> str:
     """The report page of the complete trace at *trace_path* (:class:`sim.trace.TraceError` otherwise)."""
     from markupsafe import Markup
 
+    from sim.report.cost import run_section
+
     view = read_run(Path(trace_path))
     extra = [
         (s, Markup(render(s.template, view=view, **(s.context(view) if s.context is not None else {}))))
         for s in SECTIONS
     ]
-    return render("run.html.j2", **context(view), sections=extra)
+    return render("run.html.j2", **context(view), sections=extra, cost_section=run_section(Path(trace_path)))
 
 
 def _titles(view: RunView) -> tuple[str, dict[str, str]]:

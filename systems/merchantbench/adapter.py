@@ -40,7 +40,10 @@ Host policy (the model stand-in, :class:`~systems.merchantbench.policies.SavePol
 * otherwise the model replies without tool calls (an end-of-step carrying a short note).
 
 The returned :class:`~sim.workload.ModelRequest` has one part per message of that request plus the
-system prompt and the tool schemas. It also carries the design's own estimate: the system message plus
+system prompt and the tool schemas, and the Claude cache breakpoints upstream sets on it
+(:mod:`~systems.merchantbench.model.caching`: the system prompt, the last two messages and the last
+assistant message; ``memsim bench --provider anthropic`` prices them).
+It also carries the design's own estimate: the system message plus
 the trimmed history, chars/4 style; the tool schemas are not in it, as upstream. ``drawn.skew_s`` has no
 effect. The ReAct agent reads no clock, and every timestamp (history ``wall_ms``, hook times, mtimes) is
 the env server's.
@@ -172,8 +175,10 @@ class Adapter:
         self.agent, _ = run_step(self.agent, text, needed=(step.probe,) if step.probe else ())
         agent = self.agent
         if agent.seen_parts:
-            return ModelRequest(tuple(agent.seen_parts), agent.seen_estimate, "react.hop")
-        return ModelRequest(tuple(agent.last_parts), agent.last_request_estimate, "react.hop")
+            parts, est = agent.seen_parts, agent.seen_estimate
+        else:
+            parts, est = agent.last_parts, agent.last_request_estimate
+        return ModelRequest(tuple(parts), est, "react.hop", agent.cache_breakpoints(parts))
 
     def _tick(self, user: tuple[str | None, str], reply: tuple[str | None, str | None]) -> ModelRequest:
         """One env tick whose observation is *user* and whose plain reply is *reply* (each (turn id, text);

@@ -12,10 +12,13 @@ import json
 from typing import Any
 
 from sim.claims import Claim, claim_factory
+from systems.merchantbench.drivers import caching as cc
 from systems.merchantbench.drivers import context as cx
 from systems.merchantbench.drivers import documents as dd
 from systems.merchantbench.state import (
+    ALIGNED_TRIM,
     ATOMIC_WRITE,
+    CACHE_BREAKPOINTS_OFF,
     COMPACTION_OFF,
     DOCUMENTS_OFF,
     EMPTY_REQUEST,
@@ -54,6 +57,24 @@ _SAVE_FIX = (
 )
 
 CLAIMS: list[Claim] = [
+    _claim(
+        "cache-prefix-reset",
+        ("RT-RTE-context-trim", "RT-CMP-openai-model", "MEM-CLM-telemetry-limits"),
+        "With Claude prompt caching (upstream's breakpoints on the system prompt, the last two messages "
+        "and the last assistant message), the suffix trim at B drops the cached prefix to the system "
+        "prompt and tool schemas: once the history outgrows B every hop's trim moves the request's first "
+        "message, so each request reads only the head from the cache and writes its whole kept history "
+        "again at 1.25x. Property: every request's history is within the window, and after the window "
+        "fills the cache serves at least half of the history tokens sent.",
+        f"{ALIGNED_TRIM}: keep the request's first message until the window forces it out, then move it "
+        "forward to keep about half of what the trim kept (the request is the previous one plus new "
+        "messages until the next move)",
+        cc.cache_strategy,
+        cc.cache_check,
+        fixes=(ALIGNED_TRIM,),
+        off=(CACHE_BREAKPOINTS_OFF,),
+        example_type=cc.CacheExample,
+    ),
     _claim(
         "suffix-eviction",
         ("RT-RTE-context-trim", "MEM-OBJ-history", "MEM-RTE-document-write"),

@@ -324,3 +324,35 @@ def check_maintenance_text(messages: Sequence[dict[str, Any]]) -> Verdict:
     if any(is_maintenance(m) for m in messages):
         return Verdict.ok()
     return Verdict.violated("no reminder or notice")
+
+
+def check_cache_served(requests: Sequence[RequestRecord], window: int, min_ratio: float) -> Verdict:
+    """always("the window is bounded and the prompt cache serves the history"): every request's history
+    (its exact tokens past the system prompt and tool schemas) is within *window*; and over the requests
+    after the first one that left history out (the window is full), cache reads cover at least
+    *min_ratio* of the history tokens sent. A trim that moves the request's first message at every hop
+    leaves the cache only the system prompt and the tool schemas: each request writes its whole kept
+    history again, at the cache-write price."""
+    rows: list[tuple[int, int, int, int]] = []
+    for r in requests:
+        d = json.loads(r.detail)
+        cache, kinds = d.get("cache"), d.get("tokens_by_kind", {})
+        if cache is None:
+            return Verdict.violated(f"request {r.seq} has no provider cache record")
+        head = kinds.get("system", 0) + kinds.get("tools", 0)
+        hist = r.exact_tokens - head
+        if hist > window:
+            return Verdict.violated(f"request {r.seq}: {hist} history tokens > window {window}")
+        rows.append((r.seq, d.get("dropped", 0), hist, max(0, cache["cache_read_tokens"] - head)))
+    first = next((k for k, row in enumerate(rows) if row[1] > 0), None)
+    tail = rows[first + 1 :] if first is not None else []
+    if len(tail) < 2:
+        return Verdict.ok("fewer than two requests after the window filled")
+    sent, read = sum(t[2] for t in tail), sum(t[3] for t in tail)
+    if sent and read < min_ratio * sent:
+        return Verdict.violated(
+            f"after the window filled (request {rows[first][0] if first is not None else '-'}), the cache "
+            f"served {read:,} of {sent:,} history tokens over {len(tail)} requests "
+            f"({read / sent:.2f} < {min_ratio})"
+        )
+    return Verdict.ok()

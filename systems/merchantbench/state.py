@@ -38,11 +38,16 @@ RAW_NEWLINES = "raw-newlines"
 TRACE_RECALL = "trace-recall"
 """When an observation names a fact id that is not in the request, look it up in the step traces and add
 the matching fact tokens to the history (mode 13; keyed by the observation's own text, no oracle)."""
+ALIGNED_TRIM = "aligned-trim"
+"""The request's trim keeps a fixed first message for as long as the window allows; when the window forces
+it out, the first message moves forward to keep about half of what the trim kept. Between those moves each
+request is the previous one plus new messages, so the provider's cache serves the whole earlier request
+(the prompt-cache claim)."""
 
 FIXES = (
     SAVE_BEFORE_COMPACT, GROUP_TRIM, PROVIDER_BUDGET, TRIGGER_UNTRIMMED, RESET_PENDING_ON_425,
     UNIQUE_CALL_IDS, REDACT_RETRY_COPY, INJECTIVE_IDS, FRAMED_VERSIONS, ATOMIC_WRITE, RAW_NEWLINES,
-    TRACE_RECALL,
+    TRACE_RECALL, ALIGNED_TRIM,
 )  # fmt: skip
 
 # -- off switches (a claim's mechanism switched off or emptied: its property must reject it) -----------
@@ -62,10 +67,12 @@ HISTORY_OFF = "history-off"
 """``write_memory_doc`` appends no history entry."""
 TRACES_OFF = "traces-off"
 """The server writes no step traces."""
+CACHE_BREAKPOINTS_OFF = "cache-breakpoints-off"
+"""The request carries no ``cache_control`` breakpoints (the provider caches nothing of it)."""
 
 OFF = (
     COMPACTION_OFF, REMINDER_OFF, EMPTY_REQUEST, READ_EMPTY, IDEMPOTENCY_OFF, DOCUMENTS_OFF, HISTORY_OFF,
-    TRACES_OFF,
+    TRACES_OFF, CACHE_BREAKPOINTS_OFF,
 )  # fmt: skip
 
 

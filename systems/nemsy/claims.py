@@ -14,7 +14,7 @@ drawn space; the named fix must hold everywhere in the same space. Examples are 
 from __future__ import annotations
 
 from sim.claims import Claim
-from systems.nemsy.drivers import chat, ledger, parser, wiki
+from systems.nemsy.drivers import caching, chat, ledger, parser, wiki
 from systems.nemsy.state import (
     FIX_BOUNDED_INDEX,
     FIX_DELETE_SYNC,
@@ -28,6 +28,7 @@ from systems.nemsy.state import (
     FIX_PARSER_ANY_LEVEL,
     FIX_PARSER_REJECT_EMPTY,
     FIX_PARSER_SECTION_ONLY,
+    FIX_QUESTION_LAST,
     FIX_REASON_ARCHIVE,
     FIX_RELEVANCE,
     FIX_RELOAD_SNAPSHOT,
@@ -51,6 +52,24 @@ from systems.nemsy.state import (
 SYSTEM = "nemsy"
 
 CLAIMS: list[Claim] = [
+    Claim(
+        "nemsy.cache-question-first",
+        SYSTEM,
+        ("RT-RTE-wiki-answer", "RT-BAP-wiki-context", "RT-CMP-deepseek"),
+        "The CLI query's user prompt starts with the question (问题：q) and then the Wiki context, so two "
+        "queries share only the system prompt as a prefix (about 680 tokens, under the 1,024-token minimum "
+        "of automatic prefix caching): the index, which only grows at its end, is sent uncached at every "
+        "query. Property: every query shows the index and the asked page, and reads from the cache at "
+        "least half of the system prompt and index tokens the previous query sent (once they reach the "
+        "cacheable minimum).",
+        f"{FIX_QUESTION_LAST}: the same template with the Wiki context first and the question last",
+        caching.cache_strategy,
+        caching.cache_check,
+        fixes=(FIX_QUESTION_LAST,),
+        off=(OFF_LOADER_EMPTY,),
+        example_type=caching.CACHE,
+        summarize=lambda e: f"{e['steps']} ingest+query steps of {e['chars']} characters",
+    ),
     Claim(
         "nemsy.recency-window",
         SYSTEM,

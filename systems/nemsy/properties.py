@@ -423,3 +423,30 @@ __all__ = [
     "parse_ingest_response",
     "parsed_sections",
 ]
+
+
+def check_query_prefix_cached(requests: Sequence[Any], minimum: int = 1024, increment: int = 128) -> Verdict:
+    """always("the query shows the Wiki and the cache serves its stable prefix"): every query request holds
+    the fact it asks about (the newest page is loaded) and an index; and each one after the first reads
+    from the provider's cache at least half of the system prompt plus index tokens the previous query
+    sent, whenever those are enough to be cached (*minimum* plus two *increment*: the previous index's
+    last block may close differently, and hits are counted in increments). The index only grows at its
+    end between two queries, so a prompt that starts with the system prompt and the index repeats them."""
+    import json
+
+    prev: int | None = None
+    for r in requests:
+        d = json.loads(r.detail)
+        kinds, cache = d.get("tokens_by_kind", {}), d.get("cache")
+        if cache is None:
+            return Verdict.violated(f"request {r.seq} has no provider cache record")
+        asked = sorted(r.needed_ids)
+        if not kinds.get("index") or any(not r.has_fact(f) for f in asked):
+            return Verdict.violated(f"request {r.seq} does not show the index and the page of {asked}")
+        if prev is not None and prev >= minimum + 2 * increment and cache["cache_read_tokens"] < prev / 2:
+            return Verdict.violated(
+                f"request {r.seq}: the cache served {cache['cache_read_tokens']:,} tokens, under half of the "
+                f"{prev:,} system-prompt and index tokens the previous query sent"
+            )
+        prev = kinds.get("system", 0) + kinds.get("index", 0)
+    return Verdict.ok()

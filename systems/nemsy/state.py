@@ -31,12 +31,16 @@ FIX_PARSER_REJECT_EMPTY = "empty-summary-rejected"
 FIX_UNIQUE_RESOLVE = "ambiguous-citation-refused"
 FIX_WEB_FLAGS = "web-honors-flags"
 FIX_REASON_ARCHIVE = "reasoning-tuple-unpacked"
+#: The CLI query's user prompt puts the Wiki context first and the question last (the same labels and
+#: indents), so consecutive queries share the system prompt and the index as a prompt-cache prefix.
+FIX_QUESTION_LAST = "question-after-context"
 
 FIXES = (
     FIX_RELEVANCE, FIX_DELETE_SYNC, FIX_INDEX_UPSERT, FIX_INJECTIVE_NAMES, FIX_LEDGER_FAILED,
     FIX_BOUNDED_INDEX, FIX_INVALIDATE_DERIVED, FIX_RELOAD_SNAPSHOT, FIX_SAVE_EVICTED, FIX_HASH_STATUS,
     FIX_LEDGER_BACKUP, FIX_STRICT_PARSER, FIX_UNIQUE_RESOLVE, FIX_WEB_FLAGS, FIX_REASON_ARCHIVE,
     FIX_PARSER_SECTION_ONLY, FIX_PARSER_ANY_LEVEL, FIX_PARSER_ANY_FENCE, FIX_PARSER_REJECT_EMPTY,
+    FIX_QUESTION_LAST,
 )  # fmt: skip
 #: Off switches: a claim's mechanism switched off or emptied (the degenerate design its property must
 #: reject; issue 12). None of them is upstream's design or a fix.

@@ -15,6 +15,7 @@ from sim.text import extract_facts
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
 from systems.merchantbench.model import fixes
+from systems.merchantbench.model.caching import request_breakpoints
 from systems.merchantbench.model.constants import (
     ALLOCATION_QUOTA_DELAYS_S,
     DEFAULT_CONFIG,
@@ -44,6 +45,8 @@ from systems.merchantbench.model.llm import LLM_ERRORS, LLMFailure, classify_llm
 from systems.merchantbench.model.server import MerchantEnv
 from systems.merchantbench.model.tools import EOS_CALL
 from systems.merchantbench.state import (
+    ALIGNED_TRIM,
+    CACHE_BREAKPOINTS_OFF,
     COMPACTION_OFF,
     EMPTY_REQUEST,
     GROUP_TRIM,
@@ -173,6 +176,7 @@ class ReactAgent:
         self._write_failed_in_cycle = False
         self._redact_copy: set[int] = set()
         self._calls_this_step = 0
+        self._aligned_floor = 0
         self._needed: frozenset[str] = frozenset()
         self._observation: dict[str, Any] | None = None
         self._t = 0  # the env tick of the step being driven (env.t moves on when the hook closes)
@@ -343,7 +347,10 @@ class ReactAgent:
                 body, _texts, idx = fixes.provider_budget_request(self)
             else:
                 body, _texts, idx = fixes.group_request(self)
-            est += sum(h.costs[i] if i >= 0 else message_token_estimate(m) for i, m in zip(idx, body))
+            costs = [h.costs[i] if i >= 0 else message_token_estimate(m) for i, m in zip(idx, body)]
+            if self.variant.has(ALIGNED_TRIM):
+                body, idx, costs = fixes.aligned_trim(self, body, idx, costs)
+            est += sum(costs)
             self.dropped = len(h) - len(body)
         else:
             start, kept = h.trim_start(self.config.context_window)
@@ -358,10 +365,27 @@ class ReactAgent:
                 ]
             else:
                 self._span = (start, len(h))
+            if self.variant.has(ALIGNED_TRIM):
+                n = len(h)
+                body, idx, costs = fixes.aligned_trim(self, body, list(range(start, n)), h.costs[start:])
+                moved = (idx[0] if idx else n) - start
+                if moved:
+                    est -= kept - sum(costs)
+                    self.dropped = start + moved
+                    if self._span is not None:
+                        self._span = (start + moved, n)
         if sysmsg is None:
             return body, Parts(head, body), est
         body.insert(0, sysmsg)  # body is this request's own list (a slice or a new list)
         return body, Parts(head, body, 1), est
+
+    def cache_breakpoints(self, parts: Sequence[str]) -> tuple[int, ...]:
+        """The part indices of *parts* upstream marks with Claude's ``cache_control`` (:mod:`.caching`:
+        the system prompt, the last two messages and the last assistant message); none with the
+        ``cache-breakpoints-off`` switch. Only a provider that reads breakpoints (``anthropic``) uses them."""
+        if self.variant.has(CACHE_BREAKPOINTS_OFF) or not isinstance(parts, Parts):
+            return ()
+        return request_breakpoints(self.system_prompt, len(parts.head), parts.body)
 
     def act_context(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """``_act_context`` (react 537-558; MEM-CLM-telemetry-limits; Corrections 4, 6): ``tokens`` is the
@@ -467,7 +491,7 @@ class ReactAgent:
         if not record and self.provider_tokenizer == "estimate":
             return est + self._tools_est
         exact: int
-        if span is not None:
+        if span is not None and self.sim.cache is None:  # a provider's cache needs the parts' texts
             h, (start, end) = self.history, span
             head = count_tokens(self.system_prompt or "") + self._tools_count()
             exact = head + h.exact_sum(start, end)
@@ -505,6 +529,7 @@ class ReactAgent:
                 estimate=est,
                 needed=self._needed,
                 kinds=kinds,
+                breakpoints=self.cache_breakpoints(parts),
                 t=self.env.t,
                 pending=self.compaction_pending,
                 dropped=self.dropped,

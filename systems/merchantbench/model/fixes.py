@@ -25,6 +25,38 @@ SAVE_ATTEMPTS = 3
 _MENTION = re.compile(r"FACT-\d{4,}")
 
 
+# -- aligned-trim: a first message that stays put (the prompt-cache claim) ----------------------------
+def aligned_trim(
+    agent: ReactAgent, body: list[dict[str, Any]], idx: list[int], costs: list[int]
+) -> tuple[list[dict[str, Any]], list[int], list[int]]:
+    """``aligned-trim``: the request the trim chose (*body*, the history indices *idx* of its messages, -1
+    for a clipped copy, and their estimated *costs*), cut to start at the agent's floor, an absolute
+    history position. While the trim keeps the floor's message, everything before the floor is left out,
+    so the request starts where the previous one did. When the trim has dropped it, the floor moves to
+    the oldest non-tool message of the trim's selection whose suffix costs at most half of the selection
+    (never past the step's observation), and the request starts there: a prompt cache then serves every
+    request until the next move."""
+    h = agent.history
+    first = next((i for i in idx if i >= 0), None)
+    if first is None:
+        return body, idx, costs
+    if h.base + first > agent._aligned_floor:
+        half, acc, floor = sum(costs) / 2, 0, None
+        for k in range(len(idx) - 1, -1, -1):
+            acc += costs[k]
+            if idx[k] >= 0 and body[k].get("role") != "tool" and (acc <= half or floor is None):
+                floor = h.base + idx[k]
+            if acc > half and floor is not None:
+                break
+        floor = h.base + first if floor is None else floor
+        obs = last_observation(h.msgs)  # the step's observation (its question) is never left out
+        if obs is not None and obs in idx:
+            floor = min(floor, h.base + obs)
+        agent._aligned_floor = floor
+    keep = [k for k, i in enumerate(idx) if i < 0 or h.base + i >= agent._aligned_floor]
+    return [body[k] for k in keep], [idx[k] for k in keep], [costs[k] for k in keep]
+
+
 # -- provider-budget: the request trimmed in provider tokens (mode 4) ---------------------------------
 def provider_budget_request(agent: ReactAgent) -> tuple[list[dict[str, Any]], list[str], list[int]]:
     """``provider-budget``: the history trimmed to window - system - tools - output reserve in exact

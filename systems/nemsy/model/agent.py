@@ -40,6 +40,7 @@ from systems.nemsy.state import (
     FIX_INJECTIVE_NAMES,
     FIX_PARSER_FIXES,
     FIX_PARSER_REJECT_EMPTY,
+    FIX_QUESTION_LAST,
     FIX_REASON_ARCHIVE,
     FIX_STRICT_PARSER,
     OFF_ARCHIVE_NOOP,
@@ -147,7 +148,12 @@ class Agent(Vault):
     def query_call(self, question: str, ctx: WikiContext, *, reasoning: bool = False) -> pm.ModelCall:
         """The query call: the query system prompt; ``问题：q``, ``---Wiki 内容---`` and the context, in the
         CLI template (four-space indents, a trailing newline and four spaces) or the reasoning one."""
-        head, tail = pm.reason_user(question) if reasoning else pm.query_user(question)
+        if reasoning:
+            head, tail = pm.reason_user(question)
+        elif self.fixed(FIX_QUESTION_LAST):
+            head, tail = pm.query_user_question_last(question)
+        else:
+            head, tail = pm.query_user(question)
         user = (("message", head), *pm.context_segments(ctx, tail))
         return pm.ModelCall("query", "wiki.reason" if reasoning else "wiki.query", self.system("query"), user)
 

@@ -105,6 +105,13 @@ def query_user(question: str) -> tuple[str, str]:
     return f"问题：{question}\n\n    ---Wiki 内容---\n    ", "\n    "
 
 
+def query_user_question_last(question: str) -> tuple[str, str]:
+    """The ``question-after-context`` fix of :func:`query_user`: the same texts with the question moved
+    after the context (head ``---Wiki 内容---``, tail ``问题：q``), so the request's prefix is the system
+    prompt, then the index, whatever is asked."""
+    return "    ---Wiki 内容---\n    ", f"\n\n问题：{question}\n    "
+
+
 def reason_user(question: str) -> tuple[str, str]:
     """Reasoning ``query -r`` (``cli.py`` 571)."""
     return f"问题：{question}\n\n---Wiki 内容---\n", ""
