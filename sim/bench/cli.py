@@ -107,7 +107,7 @@ def run_cli(
         if steps is not None:
             raise UsageError("--steps does not apply with --workload (the file sets the steps)")
         if cache is not None:
-            raise UsageError("--provider applies to the fact-token benchmark, not yet to conversation workloads")
+            raise UsageError("--provider applies to the fact-token benchmark, not to conversation workloads")
         from sim.conversations.cli import run_conversation_cli
 
         return run_conversation_cli(
