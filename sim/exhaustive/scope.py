@@ -1,0 +1,493 @@
+"""A claim's small scope: the finite domain of each example field and a bound on sequence lengths.
+
+A scope is a tree of domains in the JSON shape of the claim's examples (the shape ``example_type`` declares
+and ``memsim replay`` reads):
+
+==============  ============================================================================================
+``values(...)``  a field's values, simplest first (``0, K - 1, K, K + 1`` around a threshold; an enum's
+                 members; ``False, True``)
+``tup(...)``     a fixed-length JSON array (a Python tuple in ``example_type``)
+``record(...)``  a JSON object with exactly these keys (a ``TypedDict`` or pydantic model)
+``seq(item)``    arrays of *item* from ``min_len`` to the scope's bound (``--scope N``), never over the
+                 type's own ``max_length`` (``cap``)
+``alt(...)``     one of several shapes (an operation kind and its arguments)
+==============  ============================================================================================
+
+:func:`derive` builds the tree from ``example_type`` itself (enums and booleans whole; integer ranges
+as a few values at and next to their bounds; lists with the type's length limits) and takes explicit
+domains for the fields whose thresholds matter, so a scope reads as the thresholds it probes.
+
+**Canonical order.** Every example has a size, (the number of sequence elements in it, the sum of its
+values' ranks in their domains), and the scope is enumerated by size, then lexicographically by the
+ranks in field order. The first counterexample in that order is therefore a minimal one within the
+scope: no example with fewer operations, or as many but simpler values, fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import types
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+from typing_extensions import is_typeddict
+
+#: The most cases a scope may have (a larger one is refused up front: it would not finish).
+MAX_CASES = 2_000_000
+
+
+class ScopeError(ValueError):
+    """A scope that does not fit its claim's example type, or is too large."""
+
+
+# -- domains --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Values:
+    """Atomic values, simplest first."""
+
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Tup:
+    """A fixed-length JSON array."""
+
+    items: tuple[Domain, ...]
+
+
+@dataclass(frozen=True)
+class Record:
+    """A JSON object with exactly these keys, in this order."""
+
+    fields: tuple[tuple[str, Domain], ...]
+
+
+@dataclass(frozen=True)
+class Seq:
+    """Arrays of *item*, ``min_len`` to ``max_len`` long (``--scope N`` sets ``max_len`` to N, within
+    ``min_len`` and ``cap``, the type's own limit); with ``unique``, no element repeats."""
+
+    item: Domain
+    min_len: int
+    max_len: int
+    cap: int | None = None
+    unique: bool = False  # no element twice (the strategy's ``unique=True``, which the type cannot state)
+
+
+@dataclass(frozen=True)
+class Alt:
+    """One of several shapes; the first option's examples rank first."""
+
+    options: tuple[Domain, ...]
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """JSON objects whose keys are a subset of *keys* (``min_keys`` to ``max_keys`` of them, in the keys'
+    order), each mapped to a value of *value* (a ``dict[Literal[...], V]`` type)."""
+
+    keys: tuple[str, ...]
+    value: Domain
+    min_keys: int
+    max_keys: int
+
+
+Domain = Values | Tup | Record | Seq | Alt | Mapping
+
+
+def values(*vals: Any) -> Values:
+    """A field's values, simplest first (duplicates are refused)."""
+    if not vals:
+        raise ScopeError("a domain needs at least one value")
+    if len({json.dumps(v, sort_keys=True) for v in vals}) != len(vals):
+        raise ScopeError(f"duplicate values in {vals!r}")
+    return Values(tuple(vals))
+
+
+def tup(*items: Domain) -> Tup:
+    return Tup(tuple(items))
+
+
+def record(**fields: Domain) -> Record:
+    return Record(tuple(fields.items()))
+
+
+def seq(item: Domain, max_len: int, *, min_len: int = 0, cap: int | None = None, unique: bool = False) -> Seq:
+    if not 0 <= min_len <= max_len or (cap is not None and max_len > cap):
+        raise ScopeError(f"bad sequence bounds: min {min_len}, max {max_len}, cap {cap}")
+    return Seq(item, min_len, max_len, cap, unique)
+
+
+def alt(*options: Domain) -> Alt:
+    return Alt(tuple(options))
+
+
+def mapping(keys: tuple[str, ...], value: Domain, max_keys: int, *, min_keys: int = 0) -> Mapping:
+    if not 0 <= min_keys <= max_keys <= len(keys):
+        raise ScopeError(f"bad mapping bounds: {min_keys}..{max_keys} of {len(keys)} keys")
+    return Mapping(tuple(keys), value, min_keys, max_keys)
+
+
+# -- the scope ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scope:
+    """A claim's declared small scope.
+
+    *shape* is the domain tree; *note* says which thresholds the values probe. *symmetry* maps an example
+    to its representative under a relabelling the claim cannot tell apart (agents are interchangeable
+    unless the claim names them); *canonical* is a form the check cannot tell apart either (a driver's
+    declaration: two examples with one canonical form get one verdict). Examples whose symmetry class, or
+    canonical form, was already run earlier in the canonical order are skipped and counted.
+    """
+
+    shape: Domain
+    note: str = ""
+    symmetry: Callable[[Any], Any] | None = None
+    canonical: Callable[[Any], Any] | None = None
+
+    def at(self, bound: int | None) -> Domain:
+        """The shape with every sequence bounded by *bound* (None: as declared)."""
+        return self.shape if bound is None else _rebound(self.shape, bound)
+
+    def count(self, bound: int | None = None) -> int:
+        """How many examples the scope holds (without enumerating them)."""
+        return _count(self.at(bound))
+
+    def describe(self, bound: int | None = None) -> str:
+        """A one-line statement of the bound: the sequence lengths and the number of cases."""
+        lengths = sorted({(s.min_len, s.max_len) for s in _seqs(self.at(bound))})
+        seqs = ", ".join(f"{lo}..{hi}" if lo != hi else f"{lo}" for lo, hi in lengths)
+        text = f"{self.count(bound)} cases" + (f"; sequences of {seqs}" if seqs else "")
+        return text + (f"; {self.note}" if self.note else "")
+
+    def fingerprint(self, bound: int | None = None) -> str:
+        """A hash of the enumerated domain (resumed progress is used only if it is unchanged)."""
+        return hashlib.sha256(repr(self.at(bound)).encode()).hexdigest()[:16]
+
+
+def _rebound(d: Domain, n: int) -> Domain:
+    if isinstance(d, Seq):
+        hi = n if d.cap is None else min(n, d.cap)
+        return Seq(_rebound(d.item, n), d.min_len, max(d.min_len, hi), d.cap, d.unique)
+    if isinstance(d, Tup):
+        return Tup(tuple(_rebound(x, n) for x in d.items))
+    if isinstance(d, Record):
+        return Record(tuple((k, _rebound(x, n)) for k, x in d.fields))
+    if isinstance(d, Alt):
+        return Alt(tuple(_rebound(x, n) for x in d.options))
+    if isinstance(d, Mapping):
+        return Mapping(d.keys, _rebound(d.value, n), d.min_keys, d.max_keys)
+    return d
+
+
+def _seqs(d: Domain) -> Iterator[Seq]:
+    if isinstance(d, Seq):
+        yield d
+        yield from _seqs(d.item)
+    elif isinstance(d, Tup):
+        for x in d.items:
+            yield from _seqs(x)
+    elif isinstance(d, Record):
+        for _k, x in d.fields:
+            yield from _seqs(x)
+    elif isinstance(d, Alt):
+        for x in d.options:
+            yield from _seqs(x)
+    elif isinstance(d, Mapping):
+        yield from _seqs(d.value)
+
+
+def _count(d: Domain) -> int:
+    if isinstance(d, Values):
+        return len(d.values)
+    if isinstance(d, Tup):
+        return _prod(_count(x) for x in d.items)
+    if isinstance(d, Record):
+        return _prod(_count(x) for _k, x in d.fields)
+    if isinstance(d, Alt):
+        return sum(_count(x) for x in d.options)
+    if isinstance(d, Mapping):
+        v = _count(d.value)
+        return sum(math.comb(len(d.keys), k) * v**k for k in range(d.min_keys, d.max_keys + 1))
+    n = _count(d.item)
+    if d.unique:
+        return sum(math.perm(n, k) for k in range(d.min_len, d.max_len + 1))
+    return sum(n**k for k in range(d.min_len, d.max_len + 1))
+
+
+def _prod(xs: Any) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+# -- enumeration ----------------------------------------------------------------------------------------
+#: One enumerated value: (JSON value, sequence elements, rank sum, ranks in field order).
+_Item = tuple[Any, int, int, tuple[int, ...]]
+
+
+def _items(d: Domain) -> list[_Item]:
+    if isinstance(d, Values):
+        return [(v, 0, i, (i,)) for i, v in enumerate(d.values)]
+    if isinstance(d, Alt):
+        return [(v, n, i + r, (i, *ranks)) for i, o in enumerate(d.options) for v, n, r, ranks in _items(o)]
+    if isinstance(d, (Tup, Record)):
+        parts = [_items(x) for x in (d.items if isinstance(d, Tup) else [x for _k, x in d.fields])]
+        out: list[_Item] = []
+        for combo in itertools.product(*parts):
+            value: Any = (
+                [c[0] for c in combo]
+                if isinstance(d, Tup)
+                else {k: c[0] for (k, _x), c in zip(d.fields, combo)}
+            )
+            out.append((value, sum(c[1] for c in combo), sum(c[2] for c in combo),
+                        tuple(r for c in combo for r in c[3])))  # fmt: skip
+        return out
+    if isinstance(d, Mapping):
+        vals = _items(d.value)
+        maps: list[_Item] = []
+        for k in range(d.min_keys, d.max_keys + 1):
+            for keys in itertools.combinations(range(len(d.keys)), k):
+                for combo in itertools.product(vals, repeat=k):
+                    maps.append(({d.keys[i]: c[0] for i, c in zip(keys, combo)},
+                                 k + sum(c[1] for c in combo), sum(keys) + sum(c[2] for c in combo),
+                                 (k, *keys, *(r for c in combo for r in c[3]))))  # fmt: skip
+        return maps
+    item = _items(d.item)
+    seqs: list[_Item] = []
+    for k in range(d.min_len, d.max_len + 1):
+        combos = itertools.permutations(item, k) if d.unique else itertools.product(item, repeat=k)
+        for combo in combos:
+            seqs.append(([c[0] for c in combo], k + sum(c[1] for c in combo), sum(c[2] for c in combo),
+                         (k, *(r for c in combo for r in c[3]))))  # fmt: skip
+    return seqs
+
+
+def enumerate_cases(scope: Scope, bound: int | None = None, *, limit: int = MAX_CASES) -> list[Any]:
+    """Every example of *scope* in canonical order (size, then ranks lexicographically)."""
+    shape = scope.at(bound)
+    n = _count(shape)
+    if n > limit:
+        raise ScopeError(f"the scope has {n:,} cases, over the limit of {limit:,}")
+    items = _items(shape)
+    items.sort(key=lambda it: (it[1], it[2], it[3]))
+    return [it[0] for it in items]
+
+
+def size(scope: Scope, example: Any, bound: int | None = None) -> tuple[int, int] | None:
+    """(sequence elements, rank sum) of *example* in *scope*, or None when it is outside the scope."""
+    found = _locate(scope.at(bound), _jsonable(example))
+    return None if found is None else (found[0], found[1])
+
+
+def _locate(d: Domain, v: Any) -> tuple[int, int] | None:
+    if isinstance(d, Values):
+        for i, x in enumerate(d.values):
+            if _same(x, v):
+                return 0, i
+        return None
+    if isinstance(d, Alt):
+        for i, o in enumerate(d.options):
+            got = _locate(o, v)
+            if got is not None:
+                return got[0], got[1] + i
+        return None
+    if isinstance(d, Tup):
+        if not isinstance(v, list) or len(v) != len(d.items):
+            return None
+        return _sum_all(_locate(x, y) for x, y in zip(d.items, v))
+    if isinstance(d, Record):
+        if not isinstance(v, dict) or set(v) != {k for k, _x in d.fields}:
+            return None
+        return _sum_all(_locate(x, v[k]) for k, x in d.fields)
+    if isinstance(d, Mapping):
+        if not isinstance(v, dict) or not set(v) <= set(d.keys) or not d.min_keys <= len(v) <= d.max_keys:
+            return None
+        got = _sum_all(_locate(d.value, y) for y in v.values())
+        return None if got is None else (got[0] + len(v), got[1] + sum(d.keys.index(k) for k in v))
+    if not isinstance(v, list) or not d.min_len <= len(v) <= d.max_len:
+        return None
+    if d.unique and len({json.dumps(y, sort_keys=True) for y in v}) != len(v):
+        return None
+    got = _sum_all(_locate(d.item, y) for y in v)
+    return None if got is None else (got[0] + len(v), got[1])
+
+
+def _sum_all(parts: Any) -> tuple[int, int] | None:
+    n = r = 0
+    for p in parts:
+        if p is None:
+            return None
+        n, r = n + p[0], r + p[1]
+    return n, r
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _jsonable(x: Any) -> Any:
+    """*x* as JSON would carry it (tuples as lists)."""
+    return json.loads(json.dumps(x, default=str))
+
+
+# -- validation -----------------------------------------------------------------------------------------
+def validate(
+    scope: Scope, example_type: Any, bound: int | None = None, cases: list[Any] | None = None
+) -> int:
+    """Check that every example of *scope* is a valid *example_type* (raises :class:`ScopeError`
+    naming the first that is not); returns the number of cases."""
+    from pydantic import TypeAdapter, ValidationError
+
+    if example_type is None:
+        raise ScopeError("the claim declares no example_type to validate its scope against")
+    adapter = TypeAdapter(example_type)
+    todo = enumerate_cases(scope, bound) if cases is None else cases
+    if not todo:
+        raise ScopeError("the scope is empty")
+    for case in todo:
+        try:
+            adapter.validate_python(case, strict=False)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "example"
+            raise ScopeError(
+                f"example {json.dumps(case, sort_keys=True)[:200]} is outside the example type: "
+                f"{where}: {err['msg']}"
+            ) from exc
+    return len(todo)
+
+
+# -- derivation from the example type ------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Bounds:
+    ge: Any = None
+    le: Any = None
+    min_length: int | None = None
+    max_length: int | None = None
+
+
+def _bounds(meta: Any) -> _Bounds:
+    found: dict[str, Any] = {}
+    stack = list(meta)
+    while stack:
+        m = stack.pop()
+        inner = getattr(m, "metadata", None)
+        if isinstance(inner, list):
+            stack += inner
+        for k in ("ge", "le", "min_length", "max_length"):
+            if getattr(m, k, None) is not None:
+                found[k] = getattr(m, k)
+        if getattr(m, "gt", None) is not None:
+            found["ge"] = m.gt + 1
+        if getattr(m, "lt", None) is not None:
+            found["le"] = m.lt - 1
+    return _Bounds(**found)
+
+
+def _default_ints(lo: int, hi: int) -> Values:
+    if hi - lo <= 3:
+        return Values(tuple(range(lo, hi + 1)))
+    return Values(tuple(dict.fromkeys((lo, lo + 1, (lo + hi) // 2, hi))))
+
+
+@dataclass(frozen=True)
+class _Derive:
+    max_len: int
+    overrides: dict[str, Domain] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+
+    def domain(self, t: Any, path: str, meta: tuple[Any, ...] = ()) -> Domain:
+        if path in self.overrides:
+            self.used.add(path)
+            return self.overrides[path]
+        origin = typing.get_origin(t)
+        if origin is typing.Annotated:
+            base, *more = typing.get_args(t)
+            return self.domain(base, path, (*meta, *more))
+        b = _bounds(meta)
+        if t is bool:
+            return Values((False, True))
+        if t is type(None) or t is None:
+            return Values((None,))
+        if origin is Literal:
+            return Values(typing.get_args(t))
+        if origin is Union or origin is types.UnionType:
+            args = typing.get_args(t)
+            opts = [self.domain(a, path, meta) for a in args]
+            atoms = [o for o in opts if isinstance(o, Values)]
+            if len(atoms) == len(opts):  # Optional[...] and unions of enums: one value list, None first
+                vals = [v for o in sorted(atoms, key=lambda o: o.values != (None,)) for v in o.values]
+                return Values(tuple(dict.fromkeys(vals)))
+            nones = [o for o in opts if o == Values((None,))]
+            return Alt(tuple(nones + [o for o in opts if o != Values((None,))]))
+        if t is int:
+            if b.ge is None or b.le is None:
+                raise ScopeError(f"{path or 'example'}: an unbounded int needs declared values")
+            return _default_ints(int(b.ge), int(b.le))
+        if t is float:
+            if b.ge is None or b.le is None:
+                raise ScopeError(f"{path or 'example'}: an unbounded float needs declared values")
+            return Values(tuple(dict.fromkeys((float(b.ge), (b.ge + b.le) / 2, float(b.le)))))
+        if t is str:
+            raise ScopeError(f"{path or 'example'}: a free string needs declared values")
+        if origin is dict:
+            key, val = typing.get_args(t)
+            if typing.get_origin(key) is not Literal:
+                raise ScopeError(f"{path or 'example'}: a dict needs Literal keys, or a declared domain")
+            keys = tuple(typing.get_args(key))
+            most = len(keys) if b.max_length is None else min(len(keys), b.max_length)
+            return Mapping(keys, self.domain(val, f"{path}.*".lstrip("."), ()), b.min_length or 0, most)
+        if origin is tuple:
+            args = typing.get_args(t)
+            return Tup(tuple(self.domain(a, f"{path}.{i}".lstrip("."), ()) for i, a in enumerate(args)))
+        if origin is list:
+            (item,) = typing.get_args(t)
+            lo = b.min_length or 0
+            cap = b.max_length
+            hi = max(lo, self.max_len if cap is None else min(cap, self.max_len))
+            return Seq(self.domain(item, f"{path}.*".lstrip("."), ()), lo, hi, cap)
+        if is_typeddict(t):
+            hints = typing.get_type_hints(t, include_extras=True)
+            return Record(tuple((k, self.domain(v, f"{path}.{k}".lstrip("."))) for k, v in hints.items()))
+        fields = getattr(t, "model_fields", None)
+        if isinstance(fields, dict):
+            return Record(
+                tuple(
+                    (k, self.domain(f.annotation, f"{path}.{k}".lstrip("."), tuple(f.metadata)))
+                    for k, f in fields.items()
+                )
+            )
+        raise ScopeError(f"{path or 'example'}: cannot derive a domain for {t!r}; declare one")
+
+
+def derive(
+    example_type: Any,
+    *,
+    max_len: int = 2,
+    note: str = "",
+    symmetry: Callable[[Any], Any] | None = None,
+    canonical: Callable[[Any], Any] | None = None,
+    paths: dict[str, Domain] | None = None,
+    **fields: Domain,
+) -> Scope:
+    """A scope derived from *example_type*: enums and booleans whole, an integer range as its bounds,
+    the values next to them and its middle, lists up to *max_len* long (within the type's limits).
+
+    *fields* (``steps=seq(...)``) and *paths* (``{"steps.*.0": values(0, 400)}``: ``*`` is a list's
+    elements, a number a tuple's item, ``*`` alone the elements of a list-typed example) replace the
+    derived domain of a field; the thresholds a claim turns on are declared this way.
+    """
+    overrides = {**fields, **(paths or {})}
+    derived = _Derive(max_len, overrides)
+    shape = derived.domain(example_type, "")
+    unknown = sorted(set(overrides) - derived.used)
+    if unknown:
+        raise ScopeError(f"no field {unknown[0]!r} in {getattr(example_type, '__name__', example_type)}")
+    return Scope(shape, note=note, symmetry=symmetry, canonical=canonical)
