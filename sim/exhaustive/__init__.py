@@ -16,6 +16,7 @@ from sim.exhaustive.scope import (
     alt,
     derive,
     enumerate_cases,
+    interchangeable,
     mapping,
     record,
     seq,
@@ -25,6 +26,6 @@ from sim.exhaustive.scope import (
 )
 
 __all__ = [
-    "Scope", "ScopeError", "alt", "derive", "enumerate_cases", "mapping", "record", "seq", "tup", "validate",
-    "values",
+    "Scope", "ScopeError", "alt", "derive", "enumerate_cases", "interchangeable", "mapping", "record", "seq",
+    "tup", "validate", "values",
 ]  # fmt: skip

@@ -77,6 +77,7 @@ class Seq:
     max_len: int
     cap: int | None = None
     unique: bool = False  # no element twice (the strategy's ``unique=True``, which the type cannot state)
+    prefix: tuple[Any, ...] = ()  # fixed first elements (a strategy's set-up steps), outside the length bound
 
 
 @dataclass(frozen=True)
@@ -117,10 +118,20 @@ def record(**fields: Domain) -> Record:
     return Record(tuple(fields.items()))
 
 
-def seq(item: Domain, max_len: int, *, min_len: int = 0, cap: int | None = None, unique: bool = False) -> Seq:
+def seq(
+    item: Domain,
+    max_len: int,
+    *,
+    min_len: int = 0,
+    cap: int | None = None,
+    unique: bool = False,
+    prefix: tuple[Any, ...] = (),
+) -> Seq:
+    """Sequences of *item*, *min_len* to *max_len* long (*cap*: the most ``--scope N`` may ask), with no
+    element twice if *unique*, after the fixed *prefix* elements (which the bounds do not count)."""
     if not 0 <= min_len <= max_len or (cap is not None and max_len > cap):
         raise ScopeError(f"bad sequence bounds: min {min_len}, max {max_len}, cap {cap}")
-    return Seq(item, min_len, max_len, cap, unique)
+    return Seq(item, min_len, max_len, cap, unique, tuple(prefix))
 
 
 def alt(*options: Domain) -> Alt:
@@ -173,7 +184,7 @@ class Scope:
 def _rebound(d: Domain, n: int) -> Domain:
     if isinstance(d, Seq):
         hi = n if d.cap is None else min(n, d.cap)
-        return Seq(_rebound(d.item, n), d.min_len, max(d.min_len, hi), d.cap, d.unique)
+        return Seq(_rebound(d.item, n), d.min_len, max(d.min_len, hi), d.cap, d.unique, d.prefix)
     if isinstance(d, Tup):
         return Tup(tuple(_rebound(x, n) for x in d.items))
     if isinstance(d, Record):
@@ -264,8 +275,9 @@ def _items(d: Domain) -> list[_Item]:
     for k in range(d.min_len, d.max_len + 1):
         combos = itertools.permutations(item, k) if d.unique else itertools.product(item, repeat=k)
         for combo in combos:
-            seqs.append(([c[0] for c in combo], k + sum(c[1] for c in combo), sum(c[2] for c in combo),
-                         (k, *(r for c in combo for r in c[3]))))  # fmt: skip
+            value = [*d.prefix, *(c[0] for c in combo)]
+            ranks = (k, *(r for c in combo for r in c[3]))
+            seqs.append((value, k + sum(c[1] for c in combo), sum(c[2] for c in combo), ranks))
     return seqs
 
 
@@ -311,7 +323,10 @@ def _locate(d: Domain, v: Any) -> tuple[int, int] | None:
             return None
         got = _sum_all(_locate(d.value, y) for y in v.values())
         return None if got is None else (got[0] + len(v), got[1] + sum(d.keys.index(k) for k in v))
-    if not isinstance(v, list) or not d.min_len <= len(v) <= d.max_len:
+    if not isinstance(v, list) or not _same(v[: len(d.prefix)], list(d.prefix)):
+        return None
+    v = v[len(d.prefix) :]
+    if not d.min_len <= len(v) <= d.max_len:
         return None
     if d.unique and len({json.dumps(y, sort_keys=True) for y in v}) != len(v):
         return None
@@ -491,3 +506,35 @@ def derive(
     if unknown:
         raise ScopeError(f"no field {unknown[0]!r} in {getattr(example_type, '__name__', example_type)}")
     return Scope(shape, note=note, symmetry=symmetry, canonical=canonical)
+
+
+# -- reductions -----------------------------------------------------------------------------------------
+def interchangeable(*names: str) -> Callable[[Any], Any]:
+    """A symmetry for ``Scope(symmetry=...)``: the agents *names* relabelled in order of first appearance
+    (the first agent an example mentions becomes ``names[0]``, and so on), so ``[["claim", "b"]]`` and
+    ``[["claim", "a"]]`` are one class.
+
+    Sound only when the check treats the agents alike: it names none of them (no fixed sender, owner or
+    recipient), and no other field holds one of these strings with another meaning.
+    """
+    if len(set(names)) != len(names) or len(names) < 2:
+        raise ScopeError(f"interchangeable() needs two or more distinct names, not {names!r}")
+    known = set(names)
+
+    def canonical(example: Any) -> Any:
+        order: dict[str, str] = {}
+
+        def walk(x: Any) -> Any:
+            if isinstance(x, str) and x in known:
+                if x not in order:
+                    order[x] = names[len(order)]
+                return order[x]
+            if isinstance(x, (list, tuple)):
+                return [walk(y) for y in x]
+            if isinstance(x, dict):
+                return {k: walk(v) for k, v in x.items()}
+            return x
+
+        return walk(example)
+
+    return canonical
