@@ -38,7 +38,7 @@ class Direction:
     # Exhaustive mode (``memsim claims --exhaustive``; :mod:`sim.exhaustive`): every case of the scope in
     # canonical order. ``cases`` were run (up to the first counterexample), ``total`` is the scope's size.
     exhaustive: bool = False
-    scope: str = ""
+    scope: dict[str, Any] = field(default_factory=dict)  # bound, cases, domain, note
     cases: int = 0
     total: int = 0
     holds_all: bool | None = None
@@ -50,7 +50,10 @@ class Direction:
 
     def bound(self) -> str:
         """The bound beside the verdict ("" when the direction was sampled)."""
-        return f"exhaustive within scope: {self.scope}" if self.exhaustive else ""
+        if not self.exhaustive:
+            return ""
+        s = self.scope
+        return f"{s.get('cases')} cases: {s.get('domain')}" + (f" ({s['note']})" if s.get("note") else "")
 
     def text(self) -> str:
         """A one-line description for the table."""
@@ -75,10 +78,14 @@ class Direction:
     def _exhaustive_text(self) -> str:
         saved = sum(self.reductions.values())
         skipped = f", {saved} equivalent skipped" if saved else ""
-        if self.holds_all:
-            return f"holds for all {self.cases} cases within scope ({self.total} in scope{skipped})"
+        if self.holds_all and cl.EXPECT_HOLDS[self.name]:
+            return f"holds for all {self.cases} cases within scope" + (
+                f" ({saved} skipped as equivalent)" if saved else ""
+            )
         if self.first_counterexample is None:
-            return f"NO COUNTEREXAMPLE in all {self.cases} cases within scope ({self.total}{skipped})"
+            return f"NO COUNTEREXAMPLE in all {self.cases} cases within scope" + (
+                f" ({saved} skipped as equivalent)" if saved else ""
+            )
         where = f"case {self.cases} of {self.total} in canonical order{skipped}"
         if cl.EXPECT_HOLDS[self.name]:
             return f"FAILED within scope at {where}: {self.summary} ({self.detail})"
@@ -237,7 +244,7 @@ def headline(rows: list[Row], profile: str, seed: int, exhaustive: str | None = 
 def bound_of(row: Row) -> str:
     """The row's exhaustive bound ("" when it was sampled): the scope of its fixed direction."""
     d = row.directions.get(cl.FIXED)
-    return d.scope if d is not None and d.exhaustive else ""
+    return d.bound() if d is not None else ""
 
 
 def render_table(rows: list[Row]) -> Any:

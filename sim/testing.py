@@ -1,4 +1,4 @@
-"""Conformance checks a design's own tests call: the adapter contract, mechanically.
+"""Conformance checks a design's own tests call: the adapter contract and each claim's scope, mechanically.
 
 :func:`check_adapter` drives a design's benchmark adapter through a small seeded workload twice and
 returns the list of broken conventions (empty when it conforms), so a test reads::
@@ -11,6 +11,9 @@ It checks what ``sim.workload.DesignAdapter`` promises: the adapter is built as
 ``name`` is the design's; it returns one :class:`~sim.workload.ModelRequest` per step with non-empty
 string parts and an integer (or None) estimate; at a probe the question is inside the request; it
 records no requests itself; and the same seed gives the same requests.
+
+:func:`check_scope` checks a claim's exhaustive scope (:mod:`sim.exhaustive`): declared, finite, every
+example valid for the claim's ``example_type``, and a faithful counterexample inside it.
 """
 
 from __future__ import annotations
@@ -84,3 +87,34 @@ def check_adapter(design: str, *, budget: int = 6000, seed: int = 1, steps: int 
         if problems:
             break
     return problems
+
+
+def check_scope(claim_id: str, *, max_cases: int = 2000) -> list[str]:
+    """The problems of claim *claim_id*'s exhaustive scope (empty: it conforms).
+
+    The scope must be declared (``SCOPES`` in the design's drivers), finite and within the case limit,
+    every example in it valid for the claim's ``example_type``, and non-trivial: a faithful counterexample
+    among its first *max_cases* cases in canonical order (the run stops at the first, so a design's test
+    stays cheap; ``memsim claims --exhaustive`` checks every case and every direction)::
+
+        @pytest.mark.parametrize("claim", sorted(claims.registry("toy")))
+        def test_scope_conforms(claim):
+            assert check_scope(claim) == []
+    """
+    from sim import claims as cl
+    from sim.errors import UsageError
+    from sim.exhaustive.declared import scope_of
+    from sim.exhaustive.scope import ScopeError, enumerate_cases, validate
+
+    claim = cl.get(claim_id)
+    try:
+        scope = scope_of(claim_id)
+        cases = enumerate_cases(scope)
+        validate(scope, claim.example_type, cases=cases)
+    except (UsageError, ScopeError) as exc:
+        return [str(exc)]
+    for case in cases[:max_cases]:
+        if not claim.run(claim.decode(case), cl.FAITHFUL).holds:
+            return []
+    within = "its" if len(cases) <= max_cases else f"the first {max_cases} of its"
+    return [f"no faithful counterexample in {within} {len(cases)} cases: the scope misses the failure"]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from sim import claims as cl
@@ -53,15 +52,23 @@ class Task:
         return f"{self.claim}|{self.direction}|{self.bound}|{span}|{self.reduce}|{self.fingerprint}"
 
 
-@lru_cache(maxsize=8)
 def _plan(claim_id: str, bound: int | None, reduce: bool) -> tuple[list[Any], list[str]]:
-    """The scope's cases in canonical order and, per case, "" (run it) or the reduction that skips it."""
+    """The scope's cases in canonical order and, per case, "" (run it) or the reduction that skips it
+    (cached per process while the declared scope is unchanged)."""
     scope = scope_of(claim_id)
-    try:
-        cases = enumerate_cases(scope, bound)
-    except ScopeError as exc:
-        raise UsageError(f"the scope of {claim_id}: {exc}") from exc
-    return cases, reasons(scope, cases, reduce)
+    key = (claim_id, bound, reduce, scope.fingerprint(bound), id(scope.symmetry), id(scope.canonical))
+    if key not in _PLANS:
+        try:
+            cases = enumerate_cases(scope, bound)
+        except ScopeError as exc:
+            raise UsageError(f"the scope of {claim_id}: {exc}") from exc
+        if len(_PLANS) >= 8:
+            _PLANS.pop(next(iter(_PLANS)))
+        _PLANS[key] = (cases, reasons(scope, cases, reduce))
+    return _PLANS[key]
+
+
+_PLANS: dict[tuple[Any, ...], tuple[list[Any], list[str]]] = {}
 
 
 def reasons(scope: Scope, cases: list[Any], reduce: bool = True) -> list[str]:

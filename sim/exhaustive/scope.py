@@ -169,12 +169,16 @@ class Scope:
         """How many examples the scope holds (without enumerating them)."""
         return _count(self.at(bound))
 
-    def describe(self, bound: int | None = None) -> str:
-        """A one-line statement of the bound: the sequence lengths and the number of cases."""
-        lengths = sorted({(s.min_len, s.max_len) for s in _seqs(self.at(bound))})
-        seqs = ", ".join(f"{lo}..{hi}" if lo != hi else f"{lo}" for lo, hi in lengths)
-        text = f"{self.count(bound)} cases" + (f"; sequences of {seqs}" if seqs else "")
-        return text + (f"; {self.note}" if self.note else "")
+    def describe(self, bound: int | None = None) -> dict[str, Any]:
+        """The bound as the ledger states it: the sequence bound, the number of cases, each field's domain
+        (``[item]0..3``: sequences of 0 to 3 items) and the note."""
+        shape = self.at(bound)
+        return {"bound": bound, "cases": _count(shape), "domain": _show(shape), "note": self.note}
+
+    def text(self, bound: int | None = None) -> str:
+        """:meth:`describe` in one line."""
+        d = self.describe(bound)
+        return f"{d['cases']} cases: {d['domain']}" + (f" ({d['note']})" if d["note"] else "")
 
     def fingerprint(self, bound: int | None = None) -> str:
         """A hash of the enumerated domain (resumed progress is used only if it is unchanged)."""
@@ -194,6 +198,25 @@ def _rebound(d: Domain, n: int) -> Domain:
     if isinstance(d, Mapping):
         return Mapping(d.keys, _rebound(d.value, n), d.min_keys, d.max_keys)
     return d
+
+
+def _show(d: Domain, limit: int = 6) -> str:
+    """A compact rendering of a domain (values as JSON; long value lists cut to their ends)."""
+    if isinstance(d, Values):
+        vals = [json.dumps(v, ensure_ascii=False) for v in d.values]
+        if len(vals) > limit:
+            vals = [*vals[:2], "…", vals[-1]]
+        return "{" + ", ".join(vals) + "}"
+    if isinstance(d, Tup):
+        return "(" + ", ".join(_show(x) for x in d.items) + ")"
+    if isinstance(d, Record):
+        return "{" + ", ".join(f"{k}: {_show(x)}" for k, x in d.fields) + "}"
+    if isinstance(d, Alt):
+        return " | ".join(_show(x) for x in d.options)
+    if isinstance(d, Mapping):
+        return f"{{{d.min_keys}..{d.max_keys} of {', '.join(d.keys)}: {_show(d.value)}}}"
+    pre = "".join(json.dumps(p, ensure_ascii=False) + ", " for p in d.prefix)
+    return f"[{pre}{_show(d.item)}]{d.min_len}..{d.max_len}" + (" distinct" if d.unique else "")
 
 
 def _seqs(d: Domain) -> Iterator[Seq]:
