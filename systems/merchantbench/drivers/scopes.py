@@ -16,6 +16,11 @@ from systems.merchantbench.drivers import documents as dd
 from systems.merchantbench.drivers.documents import _ID_SAMPLES
 
 
+def _k_if_used(ex: dict[str, Any]) -> Any:
+    """The save policy reads k only when it saves every k steps (``SavePolicy.wants_save``)."""
+    return {**ex, "k": ex["k"] if ex["save"] == "every_k" else None}
+
+
 def _unordered_ids(ex: dict[str, Any]) -> Any:
     """Two agents are interchangeable: the check writes and reads both, and aliasing is symmetric."""
     return sorted([ex["a"], ex["b"]]), ex["casefold"]
@@ -26,13 +31,14 @@ SCOPES: dict[str, Scope] = {
         cx.SuffixExample,
         max_len=3,
         paths={"steps.*": tup(values(0, 738), values(0, 2))},
+        canonical=_k_if_used,
         note="observations of 0 and 738 characters (the first to fire T)",
     ),
     "orphaned-read-result": derive(
         cx.OrphanExample,
         offset=values(0, 1, 150, 300),
         slack=values(0, 1, 100, 200),
-        paths={"steps": seq(values(0, 200, 400), 2, cap=3)},
+        paths={"steps": seq(values(0, 200, 400), 1, cap=3)},
         note="B at the fixed cost plus 120 + offset",
     ),
     "large-save-empties-history": derive(
@@ -46,7 +52,7 @@ SCOPES: dict[str, Scope] = {
     ),
     "no-provider-ceiling": derive(
         cx.CeilingExample,
-        window=values(60, 61, 660, 1260),
+        window=values(60, 660, 1260),
         paths={"steps.*.1": values(0, 47, 3000)},
         note="every text kind, 0 to 3,000 characters",
     ),
@@ -54,17 +60,22 @@ SCOPES: dict[str, Scope] = {
     "reminder-lost-on-425": derive(
         cx.StaleExample,
         max_len=3,
-        paths={"steps.*": tup(values(0, 800), values(0, 1), values(None, 0))},
-        note="a 425 at the first hop, or none",
+        paths={
+            "steps.*": values(
+                *([size, facts, hop] for facts, hop in ((0, None), (0, 0), (1, None)) for size in (0, 800))
+            )
+        },
+        note="steps of 0 or 800 characters: with no fact, with a 425 at the first hop, or with a fact",
     ),
     "forced-eos-compacts": derive(
         cx.ForcedExample,
         max_len=3,
         paths={
             "steps.*": tup(values(0, 738), values(0, 1)),
-            "faults": seq(tup(values(0, 1), values(0), values(400, 500)), 1, cap=2),
+            "faults": seq(values([0, 0, 400], [1, 0, 500]), 1, cap=2),
         },
-        note="observations of 0 and 738 characters; a failed write at the first hop of a step",
+        note="observations of 0 and 738 characters; a write failing with 400 in the first step or 500 in the "
+        "second",
     ),
     "reused-call-id": derive(
         cx.ReuseExample,

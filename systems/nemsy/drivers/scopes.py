@@ -8,8 +8,18 @@ largest index budgets).
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim.exhaustive import Scope, derive, seq, values
 from systems.nemsy.drivers import chat, ledger, parser, wiki
+
+
+def _reply(ex: dict[str, Any]) -> Any:
+    """The parser claims' checks see only what the reply an example builds holds (its text, the facts of
+    its sections, whether it has content): examples that build the same reply are one case (a heading
+    placed past the last section lands where ``at`` = the section count puts it)."""
+    return parser.build_response(ex)
+
 
 SCOPES: dict[str, Scope] = {
     "recency-window": derive(wiki.RECENCY),
@@ -32,10 +42,10 @@ SCOPES: dict[str, Scope] = {
     "status-split-backdated": derive(ledger.STATUS),
     "status-split-blank": derive(ledger.STATUS),
     "corrupt-ledger-reset": derive(ledger.CORRUPT),
-    "parser-lost-sections": derive(parser.PARSER),
-    "parser-stray-hash": derive(parser.PARSER),
-    "parser-md-fence": derive(parser.PARSER),
-    "parser-empty-summary": derive(parser.PARSER),
+    "parser-lost-sections": derive(parser.PARSER, max_len=3, canonical=_reply),
+    "parser-stray-hash": derive(parser.PARSER, max_len=3, canonical=_reply),
+    "parser-md-fence": derive(parser.PARSER, max_len=3, canonical=_reply),
+    "parser-empty-summary": derive(parser.PARSER, max_len=3, canonical=_reply),
     "ambiguous-citation": derive(wiki.CITATION),
     "web-ignores-flags": derive(ledger.WEB),
     "reasoning-archive-crash": derive(ledger.REASON),

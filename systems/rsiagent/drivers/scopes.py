@@ -43,10 +43,10 @@ SCOPES: dict[str, Scope] = {
     "wave-lost-update-counterfactual": derive(
         waves.WaveExample,
         paths={
-            "initial": seq(values(*WAVE_NAMES), 2, cap=2, unique=True),
+            "initial": values([], ["a.md"], ["a.md", "b.md"]),
             "branches.*": _branch(WAVE_ACTIONS),
         },
-        note="two branches",
+        note="two branches over no, one or both files",
     ),
     "wave-stale-rewrite": derive(
         waves.StaleWaveExample,
