@@ -281,6 +281,7 @@ def test_exhaustive_ledger_json_and_markdown(capsys: pytest.CaptureFixture[str],
     code, _out, err = cli(
         capsys, "claims", "--exhaustive", "--scope", "2", "--claim", CHEAP[0],
         "--json", str(tmp_path / "l.json"), "--markdown", str(tmp_path / "l.md"),
+        "--html", str(tmp_path / "l.html"),
     )  # fmt: skip
     doc = json.loads((tmp_path / "l.json").read_text())
     row = doc["claims"][0]
@@ -298,6 +299,7 @@ def test_exhaustive_ledger_json_and_markdown(capsys: pytest.CaptureFixture[str],
     md = (tmp_path / "l.md").read_text()
     assert "`memsim claims --exhaustive --scope 2 --markdown FILE`" in md and "| bound |" in md
     assert "holds for all 91 cases within scope" in md
+    assert "holds for all 91 cases within scope; scope: [" in (tmp_path / "l.html").read_text()
 
 
 def test_a_direction_that_fails_within_scope_is_exit_1(
