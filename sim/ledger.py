@@ -21,6 +21,7 @@ from sim.errors import UsageError
 
 _EXHAUSTIVE_FIELDS = (
     "exhaustive", "scope", "cases", "total", "holds_all", "first_counterexample", "reductions", "hypothesis",
+    "cpu_seconds",
 )  # fmt: skip
 
 
@@ -44,9 +45,9 @@ class Direction:
     holds_all: bool | None = None
     first_counterexample: Any = None
     reductions: dict[str, int] = field(default_factory=dict)
-    hypothesis: dict[str, Any] | None = (
-        None  # faithful/off: Hypothesis' shrunk example beside the minimal one
-    )
+    # faithful and off: Hypothesis' shrunk example beside the minimal one (example, summary, same, in_scope)
+    hypothesis: dict[str, Any] | None = None
+    cpu_seconds: float = 0.0  # the processor time of the cases (on a loaded machine, wall time is not)
 
     def bound(self) -> str:
         """The bound beside the verdict ("" when the direction was sampled)."""

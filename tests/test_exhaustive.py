@@ -164,7 +164,7 @@ def _verdicts(rows: list[Any]) -> list[Any]:
     for r in rows:
         for name, d in r.directions.items():
             j = d.to_json()
-            for k in ("seconds", "reductions", "examples"):
+            for k in ("seconds", "cpu_seconds", "reductions", "examples"):
                 j.pop(k)
             out.append((r.claim, name, j))
     return out
@@ -195,6 +195,15 @@ def test_workers_give_identical_results() -> None:
     assert [d.hypothesis for r in one for d in r.directions.values()] == [
         d.hypothesis for r in two for d in r.directions.values()
     ]
+
+
+def test_dask_gives_identical_results() -> None:
+    pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    selected = [cl.get(CHEAP[1])]
+
+    assert _verdicts(ex_run.run_ledger(selected, 2, executor="dask", workers=2, compare=False)) == _verdicts(
+        ex_run.run_ledger(selected, 2, compare=False)
+    )
 
 
 def test_resume_continues_from_saved_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -104,7 +104,7 @@ def run_task(task: Task) -> dict[str, Any]:
 
     claim = cl.get(task.claim)
     cases, why = _plan(task.claim, task.bound, task.reduce)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     if task.direction == cl.FIXED:  # every case of the scope is validated once, by the fixed chunks
         try:
             validate(scope_of(task.claim), claim.example_type, cases=cases[task.start : task.stop])
@@ -125,7 +125,7 @@ def run_task(task: Task) -> dict[str, Any]:
             break
     out: dict[str, Any] = {
         "key": task.key, "cases": run, "skipped": skipped, "first": first, "detail": detail,
-        "seconds": round(time.perf_counter() - t0, 3),
+        "seconds": round(time.perf_counter() - t0, 3), "cpu": round(time.process_time() - c0, 3),
     }  # fmt: skip
     if task.compare and not cl.EXPECT_HOLDS[task.direction]:
         from sim.search import find_counterexample
@@ -189,8 +189,10 @@ def direction_result(claim: cl.Claim, direction: str, bound: int | None, results
     detail = ""
     seconds = 0.0
     hyp = None
+    cpu = 0.0
     for r in results:
         seconds += float(r["seconds"])
+        cpu += float(r.get("cpu", 0.0))
         hyp = r.get("hypothesis", hyp)
         if first is not None:
             continue  # past the first counterexample: not part of the verdict
@@ -208,4 +210,5 @@ def direction_result(claim: cl.Claim, direction: str, bound: int | None, results
         exhaustive=True, scope=scope.describe(bound), cases=run + sum(skipped.values()), total=len(cases),
         holds_all=holds, first_counterexample=example,
         reductions={k: skipped.get(k, 0) for k in ("symmetry", "duplicates")}, hypothesis=hyp,
+        cpu_seconds=round(cpu, 3),
     )  # fmt: skip
