@@ -13,10 +13,10 @@ from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import Field
+from test_cli import cli  # memsim ARGS in-process: (exit code, stdout, stderr)
 from typing_extensions import TypedDict
 
 from sim import claims as cl
-from sim.cli import main
 from sim.exhaustive import (
     Scope,
     ScopeError,
@@ -245,16 +245,6 @@ def test_resume_ignores_a_damaged_progress_file(tmp_path: Path) -> None:
 
 
 # -- the command line ---------------------------------------------------------------------------------
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(
