@@ -4,8 +4,8 @@ A run is split into tasks: faithful and off are one task each (they stop at the 
 the canonical order makes minimal, and run Hypothesis' search beside it to compare); fixed and combined are
 split into chunks of :data:`CHUNK` cases in canonical order (each runs its cases and stops at its first
 failure). Tasks run in this process, in ``--workers N`` processes (:func:`sim.pool.ordered_pool`, which
-Ctrl-C stops at once) or on Dask (:func:`sim.bench.executors.run_dask`); they are pure functions of
-(claim, direction, bound, range), so the ledger is the same whatever ran where. With a progress
+Ctrl-C stops at once) or on Dask (the benchmark's Dask runner, :mod:`sim.bench.executors`); they are pure
+functions of (claim, direction, bound, range), so the ledger is the same whatever ran where. With a progress
 directory each finished task is saved as one file, written atomically (:mod:`sim.exhaustive.progress`),
 and a resumed run skips it.
 
