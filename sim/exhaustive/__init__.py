@@ -10,11 +10,11 @@ cases are skipped where the driver declares them equivalent; runs split across p
 resume from saved progress (:mod:`sim.exhaustive.progress`).
 """
 
+from sim.exhaustive.derive import derive
 from sim.exhaustive.scope import (
     Scope,
     ScopeError,
     alt,
-    derive,
     enumerate_cases,
     interchangeable,
     mapping,
