@@ -197,6 +197,7 @@ def test_workers_give_identical_results() -> None:
     ]
 
 
+@pytest.mark.slow  # a local Dask cluster starts in seconds, not tenths
 def test_dask_gives_identical_results() -> None:
     pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
     selected = [cl.get(CHEAP[1])]
