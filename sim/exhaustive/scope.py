@@ -178,8 +178,11 @@ class Scope:
         return f"{d['cases']} cases: {d['domain']}" + (f" ({d['note']})" if d["note"] else "")
 
     def fingerprint(self, bound: int | None = None) -> str:
-        """A hash of the enumerated domain (resumed progress is used only if it is unchanged)."""
-        return hashlib.sha256(repr(self.at(bound)).encode()).hexdigest()[:16]
+        """A hash of the enumerated domain and the reductions' names (resumed progress is used only if they
+        are unchanged)."""
+        names = [f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', '')}" if f else "" for f in
+                 (self.symmetry, self.canonical)]  # fmt: skip
+        return hashlib.sha256(repr((self.at(bound), names)).encode()).hexdigest()[:16]
 
 
 def _rebound(d: Domain, n: int) -> Domain:
