@@ -309,6 +309,25 @@ def claims(
     workers: Annotated[
         int, typer.Option(metavar="N", min=1, max=64, help="Worker processes (results do not depend on it).")
     ] = 1,
+    exhaustive: Annotated[
+        bool,
+        typer.Option(
+            "--exhaustive",
+            help="Run every case of each claim's declared scope (size first): minimal counterexamples, "
+            "and fixes that hold for all of it.",
+        ),
+    ] = False,
+    scope: Annotated[
+        int | None,
+        typer.Option(metavar="N", min=1, max=12, help="With --exhaustive: bound every sequence to N."),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="With --exhaustive: save progress here, and continue from it."),
+    ] = None,
+    executor: Annotated[
+        str, typer.Option(metavar="NAME", help="With --exhaustive: local (processes) or dask.")
+    ] = "local",
 ) -> None:
     """Run every claim four ways: faithful and off must fail (shrunk), fixed and all fixes combined must hold."""
     from sim import claims as cl
@@ -316,6 +335,14 @@ def claims(
     from sim.outputs import Outputs
 
     search.check_profile(profile)
+    if not exhaustive:
+        for value, flag in (
+            (scope, "--scope"),
+            (resume, "--resume"),
+            (executor != "local" or None, "--executor"),
+        ):
+            if value is not None:
+                raise UsageError(f"{flag} needs --exhaustive")
     outputs = Outputs()
     for p, what in ((json_out, "--json"), (markdown, "--markdown"), (html, "--html")):
         if p is not None:
@@ -323,16 +350,29 @@ def claims(
     if save is not None:
         outputs.dir(save, "--save")
     selected = ledger.select(system, claim)  # validate before the long run
-    results = ledger.run_all(
-        system, profile, [c.id for c in selected], seed, progress=_is_tty(), workers=workers
-    )
-    rows = [r for r, _ in results]
+    bound = None
+    if exhaustive:
+        from sim.exhaustive.run import run_ledger
+
+        bound = "declared scopes" if scope is None else f"scope {scope}"
+        rows = run_ledger(
+            selected, scope, workers=workers, executor=executor, resume=resume, profile=profile, seed=seed,
+            progress=_is_tty(),
+        )  # fmt: skip
+        results = [(r, _exhaustive_outcomes(r)) for r in rows]
+    else:
+        results = ledger.run_all(
+            system, profile, [c.id for c in selected], seed, progress=_is_tty(), workers=workers
+        )
+        rows = [r for r, _ in results]
     with outputs.transaction():
-        doc = ledger.to_json(rows, profile=profile, seed=seed)
+        doc = ledger.to_json(rows, profile=profile, seed=seed, exhaustive=bound)
         if json_out is not None:
             outputs.write_text(json_out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
         if markdown is not None:
-            outputs.write_text(markdown, ledger.markdown_table(rows, profile=profile, seed=seed))
+            outputs.write_text(
+                markdown, ledger.markdown_table(rows, profile=profile, seed=seed, exhaustive=bound)
+            )
         if html is not None:
             from sim.report import render_claims
 
@@ -350,13 +390,29 @@ def claims(
                         )
                         saved += 1
     report_console(220).print(ledger.render_table(rows))
-    typer.echo(ledger.headline(rows, profile, seed))
+    typer.echo(ledger.headline(rows, profile, seed, bound))
     for p in outputs_written(json_out, markdown, html):
         sys.stderr.write(f"wrote {p}\n")
     if save is not None:
         sys.stderr.write(f"{saved} example(s) saved in {save}\n" if saved else "no counterexample to save\n")
     if not all(r.as_expected for r in rows):
         raise VerdictFailed()
+
+
+def _exhaustive_outcomes(row: Any) -> dict[str, Any]:
+    """An exhaustive row's minimal counterexamples as outcomes, for ``--save``."""
+    from sim import claims as cl
+    from sim import search
+
+    c = cl.get(row.claim)
+    out = {}
+    for name, d in row.directions.items():
+        if d.first_counterexample is not None and not cl.EXPECT_HOLDS[name]:
+            out[name] = search.Outcome(
+                row.claim, name, d.ok, d.examples, d.seconds, row.seed, c.decode(d.first_counterexample),
+                d.summary, d.detail,
+            )  # fmt: skip
+    return out
 
 
 def outputs_written(*paths: Path | None) -> list[Path]:

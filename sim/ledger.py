@@ -19,6 +19,11 @@ from sim import claims as cl
 from sim import search
 from sim.errors import UsageError
 
+_EXHAUSTIVE_FIELDS = (
+    "exhaustive", "scope", "cases", "total", "holds_all", "first_counterexample", "reductions", "hypothesis",
+    "cpu_seconds",
+)  # fmt: skip
+
 
 @dataclass
 class Direction:
@@ -31,9 +36,30 @@ class Direction:
     example: Any = None  # the encoded counterexample (found by faithful/off, or the failing fixed example)
     summary: str = ""
     detail: str = ""
+    # Exhaustive mode (``memsim claims --exhaustive``; :mod:`sim.exhaustive`): every case of the scope in
+    # canonical order. ``cases`` were run (up to the first counterexample), ``total`` is the scope's size.
+    exhaustive: bool = False
+    scope: dict[str, Any] = field(default_factory=dict)  # bound, cases, domain, note
+    cases: int = 0
+    total: int = 0
+    holds_all: bool | None = None
+    first_counterexample: Any = None
+    reductions: dict[str, int] = field(default_factory=dict)
+    # faithful and off: Hypothesis' shrunk example beside the minimal one (example, summary, same, in_scope)
+    hypothesis: dict[str, Any] | None = None
+    cpu_seconds: float = 0.0  # the processor time of the cases (on a loaded machine, wall time is not)
+
+    def bound(self) -> str:
+        """The bound beside the verdict ("" when the direction was sampled)."""
+        if not self.exhaustive:
+            return ""
+        s = self.scope
+        return f"{s.get('cases')} cases: {s.get('domain')}" + (f" ({s['note']})" if s.get("note") else "")
 
     def text(self) -> str:
         """A one-line description for the table."""
+        if self.exhaustive:
+            return self._exhaustive_text()
         if cl.EXPECT_HOLDS[self.name]:
             return (
                 f"held for {self.examples} examples" if self.ok else f"FAILED: {self.summary} ({self.detail})"
@@ -41,6 +67,37 @@ class Direction:
         if self.ok:
             return f"counterexample after {self.examples} examples: {self.summary}"
         return f"NO COUNTEREXAMPLE in {self.examples} examples"
+
+    def to_json(self) -> dict[str, Any]:
+        """The direction's JSON (the exhaustive fields only in an exhaustive run)."""
+        out = {k: v for k, v in asdict(self).items() if k != "name"}
+        if not self.exhaustive:
+            for k in _EXHAUSTIVE_FIELDS:
+                out.pop(k)
+        return out
+
+    def _exhaustive_text(self) -> str:
+        saved = sum(self.reductions.values())
+        skipped = f", {saved} equivalent skipped" if saved else ""
+        if self.holds_all and cl.EXPECT_HOLDS[self.name]:
+            return f"holds for all {self.cases} cases within scope" + (
+                f" ({saved} skipped as equivalent)" if saved else ""
+            )
+        if self.first_counterexample is None:
+            return f"NO COUNTEREXAMPLE in all {self.cases} cases within scope" + (
+                f" ({saved} skipped as equivalent)" if saved else ""
+            )
+        where = f"case {self.cases} of {self.total} in canonical order{skipped}"
+        if cl.EXPECT_HOLDS[self.name]:
+            return f"FAILED within scope at {where}: {self.summary} ({self.detail})"
+        text = f"minimal counterexample within scope ({where}): {self.summary}"
+        h = self.hypothesis or {}
+        if h.get("same"):
+            return text + "; Hypothesis shrank to the same"
+        if h.get("summary"):
+            where_h = "larger" if h.get("in_scope") else "outside the scope"
+            return text + f"; Hypothesis shrank to a {where_h} one: {h['summary']}"
+        return text
 
 
 @dataclass
@@ -76,14 +133,13 @@ class Row:
         for name in cl.DIRECTIONS:
             d = self.directions.get(name)
             out[f"{name}_ok"] = bool(d and d.ok)
-            out[name] = None if d is None else {k: v for k, v in asdict(d).items() if k != "name"}
+            out[name] = None if d is None else d.to_json()
         out["as_expected"] = self.as_expected
         return out
 
 
-def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, dict[str, search.Outcome]]:
-    """Run *claim* in each of its declared directions under *profile*."""
-    t0 = time.perf_counter()
+def new_row(claim: cl.Claim, seed: int) -> Row:
+    """*claim*'s row with no direction run yet."""
     row = Row(
         claim.id, claim.system, list(claim.records), claim.statement, claim.fix, list(claim.fixes),
         list(claim.off), claim.counterfactual, claim.intent, seed, 0.0,
@@ -94,6 +150,13 @@ def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, dict[str, 
     if d.real_system:
         note = d.transfer_note(claim.id)
         row.real = f"{d.real_system}: {note}" if note else f"{d.real_system}: not checked"
+    return row
+
+
+def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, dict[str, search.Outcome]]:
+    """Run *claim* in each of its declared directions under *profile*."""
+    t0 = time.perf_counter()
+    row = new_row(claim, seed)
     outcomes: dict[str, search.Outcome] = {}
     for name in cl.DIRECTIONS:
         o = search.run_direction(claim, name, profile, seed)
@@ -158,7 +221,7 @@ def run_all(
     return [results[c.id] for c in selected]
 
 
-def headline(rows: list[Row], profile: str, seed: int) -> str:
+def headline(rows: list[Row], profile: str, seed: int, exhaustive: str | None = None) -> str:
     """The ledger's summary line: upstream counterexamples counted apart from counterfactual designs."""
     upstream = [r for r in rows if not r.counterfactual]
     counter = [r for r in rows if r.counterfactual]
@@ -174,7 +237,15 @@ def headline(rows: list[Row], profile: str, seed: int) -> str:
         f"{sum(r.ok(cl.OFF) for r in rows)} off switches rejected",
         f"{sum(r.ok(cl.COMBINED) for r in rows)} held with all of their design's fixes on",
     ]
+    if exhaustive is not None:
+        return "; ".join(parts) + f" (exhaustive within {exhaustive}; Hypothesis' {profile} search compared)"
     return "; ".join(parts) + f" ({profile} profile, seed {seed})"
+
+
+def bound_of(row: Row) -> str:
+    """The row's exhaustive bound ("" when it was sampled): the scope of its fixed direction."""
+    d = row.directions.get(cl.FIXED)
+    return d.bound() if d is not None else ""
 
 
 def render_table(rows: list[Row]) -> Any:
@@ -196,7 +267,9 @@ def render_table(rows: list[Row]) -> Any:
     return t
 
 
-def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> str:
+def markdown_table(
+    rows: list[Row], *, profile: str = "ci", seed: int = 0, exhaustive: str | None = None
+) -> str:
     """The ledger as a Markdown page (``docs/claims.md``)."""
 
     def esc(s: str) -> str:
@@ -206,17 +279,20 @@ def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> st
         return f"{'✓' if d.ok else '✗'} {esc(d.text())}"
 
     real = any(r.real for r in rows)
+    bound = exhaustive is not None
+    command = f"--exhaustive{exhaustive_flag(exhaustive)}" if bound else f"--profile {profile} --seed {seed}"
     out = [
         "# Claims ledger",
         "",
-        f"Generated by `memsim claims --profile {profile} --seed {seed} --markdown docs/claims.md`; "
-        "do not edit.",
+        f"Generated by `memsim claims {command} --markdown FILE`; do not edit.",
         "",
-        headline(rows, profile, seed) + ".",
+        headline(rows, profile, seed, exhaustive) + ".",
         "",
-        "| claim | records | statement | faithful | fixed | off | combined | s |"
+        "| claim | records | statement |"
+        + (" bound |" if bound else "")
+        + " faithful | fixed | off | combined | s |"
         + (" real system |" if real else ""),
-        "|---|---|---|---|---|---|---|---|" + ("---|" if real else ""),
+        "|---|---|---|" + ("---|" if bound else "") + "---|---|---|---|---|" + ("---|" if real else ""),
     ]
     for r in rows:
         statement = r.statement + (f" *Upstream intends this: {r.intent}*" if r.intent else "")
@@ -224,6 +300,7 @@ def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> st
             statement += " *(counterfactual design, not upstream's)*"
         out.append(
             f"| {esc(r.claim)} | {esc(', '.join(r.records))} | {esc(statement)} | "
+            + (f"{esc(bound_of(r))} | " if bound else "")
             + " | ".join(cell(r.directions[n]) for n in cl.DIRECTIONS)
             + f" | {r.seconds:.1f} |"
             + (f" {esc(r.real) or '—'} |" if real else "")
@@ -231,13 +308,17 @@ def markdown_table(rows: list[Row], *, profile: str = "ci", seed: int = 0) -> st
     return "\n".join(out) + "\n"
 
 
-def to_json(rows: list[Row], *, profile: str, seed: int) -> dict[str, Any]:
-    """The JSON document of a ledger run."""
+def exhaustive_flag(exhaustive: str | None) -> str:
+    """`` --scope N`` for a bound of "scope N" ("" for the declared scopes)."""
+    return f" --scope {exhaustive.split()[-1]}" if exhaustive and exhaustive.startswith("scope ") else ""
+
+
+def to_json(rows: list[Row], *, profile: str, seed: int, exhaustive: str | None = None) -> dict[str, Any]:
+    """The JSON document of a ledger run (with ``"exhaustive"``, the bound, when it enumerated scopes)."""
     from sim import __version__
 
-    return {
-        "profile": profile,
-        "seed": seed,
-        "memsim_version": __version__,
-        "claims": [r.to_json() for r in rows],
-    }
+    doc: dict[str, Any] = {"profile": profile, "seed": seed, "memsim_version": __version__}
+    if exhaustive is not None:
+        doc["exhaustive"] = exhaustive
+    doc["claims"] = [r.to_json() for r in rows]
+    return doc

@@ -1,4 +1,4 @@
-"""Conformance checks a design's own tests call: the adapter contract, mechanically.
+"""Conformance checks a design's own tests call: the adapter contract and each claim's scope, mechanically.
 
 :func:`check_adapter` drives a design's benchmark adapter through a small seeded workload twice and
 returns the list of broken conventions (empty when it conforms), so a test reads::
@@ -15,6 +15,9 @@ records no requests itself; and the same seed gives the same requests.
 The rest of the design-level checks (report, coverage, scenario outputs, colour, benchmark labels,
 claims; :func:`check_design` runs all but the claims) live in :mod:`sim.conformance` and are re-exported
 here: memsim's own suite runs them on every installed design, and a plugin's tests call them.
+
+:func:`check_scope` checks a claim's exhaustive scope (:mod:`sim.exhaustive`): declared, finite, every
+example valid for the claim's ``example_type``, and a faithful counterexample inside it.
 """
 
 from __future__ import annotations
@@ -40,11 +43,13 @@ __all__ = [
     "check_bench",
     "check_claims",
     "check_colour",
+    "check_conversation",
     "check_coverage",
     "check_design",
     "check_report",
     "check_scenario",
     "check_scenarios",
+    "check_scope",
 ]
 
 
@@ -156,3 +161,34 @@ def check_conversation(adapter_cls: type, name: str, knobs: Any, budget: int = 6
             f"{name}: the requests changed with the evidence labels (labels must not reach a design)"
         )
     return problems
+
+
+def check_scope(claim_id: str, *, max_cases: int = 2000) -> list[str]:
+    """The problems of claim *claim_id*'s exhaustive scope (empty: it conforms).
+
+    The scope must be declared (``SCOPES`` in the design's drivers), finite and within the case limit,
+    every example in it valid for the claim's ``example_type``, and non-trivial: a faithful counterexample
+    among its first *max_cases* cases in canonical order (the run stops at the first, so a design's test
+    stays cheap; ``memsim claims --exhaustive`` checks every case and every direction)::
+
+        @pytest.mark.parametrize("claim", sorted(claims.registry("toy")))
+        def test_scope_conforms(claim):
+            assert check_scope(claim) == []
+    """
+    from sim import claims as cl
+    from sim.errors import UsageError
+    from sim.exhaustive.declared import scope_of
+    from sim.exhaustive.scope import ScopeError, enumerate_cases, validate
+
+    claim = cl.get(claim_id)
+    try:
+        scope = scope_of(claim_id)
+        cases = enumerate_cases(scope)
+        validate(scope, claim.example_type, cases=cases)
+    except (UsageError, ScopeError) as exc:
+        return [str(exc)]
+    for case in cases[:max_cases]:
+        if not claim.run(claim.decode(case), cl.FAITHFUL).holds:
+            return []
+    within = "its" if len(cases) <= max_cases else f"the first {max_cases} of its"
+    return [f"no faithful counterexample in {within} {len(cases)} cases: the scope misses the failure"]

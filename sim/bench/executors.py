@@ -335,7 +335,12 @@ def check_scheduler(address: str) -> None:
         raise UsageError(f"cannot reach the Dask scheduler {address}: {exc.strerror or exc}") from exc
 
 
-def _run_dask(tasks: list[Task], workers: int, scheduler: str | None) -> Iterable[tuple[int, dict[str, Any]]]:
+def _run_dask(
+    tasks: list[Any], workers: int, scheduler: str | None, fn: Callable[[Any], Any] = run_task
+) -> Iterable[tuple[int, Any]]:
+    """``fn(task)`` for every task on a local Dask cluster of *workers* processes (or at *scheduler*), as
+    ``(task index, result)`` in the order they finish (``memsim claims --exhaustive`` passes its own
+    *fn*)."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError as exc:
@@ -378,7 +383,7 @@ def _run_dask(tasks: list[Task], workers: int, scheduler: str | None) -> Iterabl
         _cleanup(scratch)
         raise
     try:
-        futs = client.map(run_task, tasks, pure=False)
+        futs = client.map(fn, tasks, pure=False)
         index = {f.key: i for i, f in enumerate(futs)}
         for fut in as_completed(futs):
             yield index[fut.key], fut.result()

@@ -64,6 +64,17 @@ def _verdict(name: str, d: dict[str, Any] | None) -> dict[str, Any]:
     else:
         short = "counterexample" if ok else "NONE FOUND"
         text = f"counterexample after {n:,} examples" if ok else f"no counterexample in {n:,} examples"
+    if d.get("exhaustive"):  # ``memsim claims --exhaustive``: the bound beside the verdict
+        n, scope = int(d.get("cases") or 0), d.get("scope") or {}
+        where = f"{n:,} of {int(d.get('total') or 0):,} cases in canonical order"
+        found = "minimal counterexample" if not MUST_HOLD[name] else "FAILED"
+        text = f"holds for all {n:,} cases within scope" if d.get("holds_all") else f"{found} at case {where}"
+        if not MUST_HOLD[name] and d.get("holds_all"):
+            text = f"no counterexample in all {n:,} cases within scope"
+        text += f"; scope: {scope.get('domain', '')}"
+        hyp = d.get("hypothesis") or {}
+        if hyp.get("summary") and not hyp.get("same"):
+            text += f"; Hypothesis shrank to a larger one: {hyp['summary']}"
     example = d.get("example")
     shown, cut = _cut(summary)
     pretty = ""

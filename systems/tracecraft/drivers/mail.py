@@ -49,10 +49,11 @@ def seen_cap_replay(sim: Simulation, ex: Any, variant: Variant, world: World = M
 
 
 # 10 -----------------------------------------------------------------------------------------------
-def mail_ops(skews: list[int], extra: tuple[tuple[str, int, int], ...]) -> Any:
-    """Lists of (kind, sender, arg), one draw per op: a send by each sender (``("send", 0, d)``: d
-    seconds between stamping and the PUT), waits, and *extra*; bob runs ``inbox --new`` after every op."""
-    ops = (
+def mail_op_choices(
+    skews: list[int], extra: tuple[tuple[str, int, int], ...]
+) -> tuple[tuple[str, int, int], ...]:
+    """The ops :func:`mail_ops` draws from, in its order (the exhaustive scope enumerates the same)."""
+    return (
         ("send", 0, 0),
         *extra[:1],
         *(("send", i, 0) for i in range(1, len(skews))),
@@ -60,7 +61,12 @@ def mail_ops(skews: list[int], extra: tuple[tuple[str, int, int], ...]) -> Any:
         ("wait", 0, 10),
         ("wait", 0, 700),
     )
-    return st.lists(st.sampled_from(ops), min_size=2, max_size=6)
+
+
+def mail_ops(skews: list[int], extra: tuple[tuple[str, int, int], ...]) -> Any:
+    """Lists of (kind, sender, arg), one draw per op: a send by each sender (``("send", 0, d)``: d
+    seconds between stamping and the PUT), waits, and *extra*; bob runs ``inbox --new`` after every op."""
+    return st.lists(st.sampled_from(mail_op_choices(skews, extra)), min_size=2, max_size=6)
 
 
 MailOp = tuple[
@@ -77,9 +83,12 @@ def skew_hides_mail_examples() -> Any:
     """Senders s1-s3 run 2, 10 and 15 minutes slow; s0 may send late within the grace window (120 s
     between stamping and the PUT), and bob may wait inside that delay. A PUT later than the grace window
     is upstream's documented limit (see the claim's intent), so it is not drawn."""
-    skews = [0, -120, -600, -900]
-    late = (("send", 0, 120), ("wait", 0, 350))  # a late arrival within the grace, a wait inside its delay
-    return record({"skews": st.just(skews), "ops": mail_ops(skews, late)})
+    return record({"skews": st.just(SKEW_SKEWS), "ops": mail_ops(SKEW_SKEWS, SKEW_EXTRA)})
+
+
+SKEW_SKEWS = [0, -120, -600, -900]
+#: A late arrival within the grace (120 s between stamping and the PUT), a wait inside its delay.
+SKEW_EXTRA = (("send", 0, 120), ("wait", 0, 350))
 
 
 def mail_run(sim: Simulation, tc: Tracecraft, ex: Any) -> Verdict:
@@ -120,9 +129,12 @@ class FutureKeyBlindsExample(TypedDict):
 
 
 def future_key_blinds_examples() -> Any:
-    skews = [0, 30, 3600]
-    extra = (("junk", 0, 0), ("send", 0, 120))  # a direct 9999… leaf; an arrival late within the grace
-    return record({"skews": st.just(skews), "ops": mail_ops(skews, extra)})
+    return record({"skews": st.just(FUTURE_SKEWS), "ops": mail_ops(FUTURE_SKEWS, FUTURE_EXTRA)})
+
+
+FUTURE_SKEWS = [0, 30, 3600]
+#: A direct 9999… leaf; an arrival late within the grace.
+FUTURE_EXTRA = (("junk", 0, 0), ("send", 0, 120))
 
 
 def future_key_blinds(sim: Simulation, ex: Any, variant: Variant, world: World = MODEL) -> Verdict:

@@ -35,19 +35,24 @@ PermanentClaimOp = tuple[
 PermanentClaimExample = Annotated[list[PermanentClaimOp], Field(min_length=3, max_length=7)]
 
 
+#: What follows a's first claim in :func:`permanent_claim_examples`, in the strategy's order.
+PERMANENT_CLAIM_OPS = (
+    ("complete", "b", "force"),
+    ("complete", "a", "blocked"),
+    ("wait", "", "700"),
+    ("claim", "b", ""),
+    ("complete", "a", ""),
+    ("claim", "a", ""),
+    ("complete", "b", ""),
+    ("wait", "", "100"),
+)
+
+
 def permanent_claim_examples() -> Any:
     """After a claims s1: claims, completes (plain, --force, --blocked) by a and b, and waits."""
-    ops = [
-        ("complete", "b", "force"),
-        ("complete", "a", "blocked"),
-        ("wait", "", "700"),
-        ("claim", "b", ""),
-        ("complete", "a", ""),
-        ("claim", "a", ""),
-        ("complete", "b", ""),
-        ("wait", "", "100"),
-    ]
-    return st.lists(st.sampled_from(ops), min_size=2, max_size=6).map(lambda xs: [("claim", "a", ""), *xs])
+    return st.lists(st.sampled_from(PERMANENT_CLAIM_OPS), min_size=2, max_size=6).map(
+        lambda xs: [("claim", "a", ""), *xs]
+    )
 
 
 def permanent_claim(sim: Simulation, ops: Any, variant: Variant, world: World = MODEL) -> Verdict:
