@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim.exhaustive import Scope, derive, seq, tup, values
+from systems.merchantbench.drivers import caching as cc
 from systems.merchantbench.drivers import context as cx
 from systems.merchantbench.drivers import documents as dd
 from systems.merchantbench.drivers.documents import _ID_SAMPLES
@@ -100,5 +101,10 @@ SCOPES: dict[str, Scope] = {
     "traces-not-reloaded": derive(
         cx.RecallExample,
         paths={"steps.*": tup(values(0, 738, 1500), values(0, 1))},
+    ),
+    "cache-prefix-reset": derive(
+        cc.CacheExample,
+        steps=values(2, 12, 20, 40),
+        note="12 steps of 3,200 characters is the first history past the window (the trim then moves)",
     ),
 }

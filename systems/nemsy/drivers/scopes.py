@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim.exhaustive import Scope, derive, seq, values
-from systems.nemsy.drivers import chat, ledger, parser, wiki
+from systems.nemsy.drivers import caching, chat, ledger, parser, wiki
 
 
 def _reply(ex: dict[str, Any]) -> Any:
@@ -49,4 +49,9 @@ SCOPES: dict[str, Scope] = {
     "ambiguous-citation": derive(wiki.CITATION),
     "web-ignores-flags": derive(ledger.WEB),
     "reasoning-archive-crash": derive(ledger.REASON),
+    "cache-question-first": derive(
+        caching.CACHE,
+        steps=values(2, 20, 40),
+        note="20 queries: the index outgrows the minimum cacheable prefix",
+    ),
 }

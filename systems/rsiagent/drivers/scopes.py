@@ -91,4 +91,7 @@ SCOPES: dict[str, Scope] = {
         failures=values(0, 1, 2, 3, 5),
         note="3 or more failures: every pull attempt fails",
     ),
+    "write-memory-escapes-bank": derive(
+        journal.WriteEscapeExample, max_len=2, note="every name kind, one or two names per write"
+    ),
 }
