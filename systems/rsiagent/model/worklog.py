@@ -346,7 +346,10 @@ class ActorLoop:
         """Fixed variant ``append-only-worklog``: the summarizer is asked for the new entries only (modeled
         as the lines of its updated log the current log lacks), appended as one new entry after the old
         ones, which stay byte for byte; a log that would overflow the cap is rewritten once, as upstream
-        rewrites it (``_cap_worklog`` of the whole answer), and starts a new series of entries."""
+        rewrites it (``_cap_worklog`` of the whole answer), and starts a new series of entries. The request
+        then keeps the opening TASK message as first sent instead of upstream's ``TASK (verbatim…)``
+        header (:meth:`_context`); like that header, it is not counted in :meth:`size`, so a fixed request
+        is that much longer than :meth:`size` says (the opening paragraph: 317 characters here)."""
         old = set(self.summary.splitlines())
         new = "\n".join(line for line in updated.splitlines() if line not in old)
         if not self.entries:
