@@ -84,6 +84,7 @@ PINNED = {
     },
     "fold-mid-message-loss": {"envs": [[300, [0]], [300, []], [300, []]], "batch": 1},
     "digest-fallback-wipes-log": {"log_facts": 0, "envs": [20, 20, 20], "cap": 200},
+    "fold-resets-cache": {"steps": 2, "facts": 1, "chars": 200, "keep": 1, "batch": 1, "state": False},
     "fold-guard-stuck": {"pairs": 30, "pair_chars": 200, "high": 4000, "batch": 2, "keep_chars": 1500},
     "resume-truncates-log": {"facts": 1, "cap": 120, "pivot": False},
     "pivot-review-blind": {"messages": [1], "worklog": False},
@@ -108,3 +109,15 @@ def test_off_switch_is_rejected_and_the_fix_holds_on_a_pinned_example(name: str)
     off = c.run(ex, "off")
     assert not off.holds and not off.raised, off.detail
     assert c.run(ex, Variant(fixes=frozenset(c.fixes))).holds
+
+
+def test_fold_resets_cache_shrunk_counterexample() -> None:
+    """The shrunk counterexample: a current-state value merged into its WORK LOG entry at every fold leaves
+    the cache nothing past the system prompt; the append-only log keeps the old entries cached."""
+    c = CLAIMS["rsiagent.fold-resets-cache"]
+    ex = {"steps": 12, "facts": 16, "chars": 200, "keep": 1, "batch": 1, "state": True}
+
+    faithful = c.run(ex, "faithful")
+    assert not faithful.holds and "the cache served 0 tokens" in faithful.detail, faithful.detail
+    assert c.run(ex, "fixed").holds
+    assert c.run({**ex, "state": False}, "faithful").holds  # an append-only summary already keeps its prefix

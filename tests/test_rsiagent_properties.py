@@ -89,3 +89,13 @@ def test_bank_and_record_checkers() -> None:
     assert p.check_pull_commit(A, A, True).holds and p.check_pull_commit(A, None, False).holds
     assert not p.check_pull_commit(A, {}, False).holds
     assert not p.check_pull_commit(A, None, True).holds  # pull-off
+
+
+def test_fold_cache_checker() -> None:
+    """Over the bound, a lost latest value, or a cold cache on a cacheable stable prefix each fail."""
+    f = frozenset({"FACT-0001=teal"})
+    assert p.check_fold_keeps_prefix_cached([(0, 1400, 1, f, f), (1152, 1400, 1, f, f)], 1).holds
+    assert not p.check_fold_keeps_prefix_cached([(0, 40, 2, f, f)], 1).holds
+    assert not p.check_fold_keeps_prefix_cached([(0, 40, 1, f, frozenset())], 1).holds
+    assert not p.check_fold_keeps_prefix_cached([(0, 1400, 1, f, f), (0, 1400, 1, f, f)], 1).holds
+    assert p.check_fold_keeps_prefix_cached([(0, 1200, 1, f, f), (0, 1200, 1, f, f)], 1).holds

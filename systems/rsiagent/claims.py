@@ -14,7 +14,7 @@ that each claim runs in well under a second; the model's defaults are upstream's
 from __future__ import annotations
 
 from sim.claims import Claim, claim_factory
-from systems.rsiagent.drivers import evaluation, journal, learning, waves, worklog
+from systems.rsiagent.drivers import caching, evaluation, journal, learning, waves, worklog
 
 SYSTEM = "rsiagent"
 ADM = ("RT-RTE-learning-admission", "MEM-OBJ-memory")
@@ -115,6 +115,25 @@ CLAIMS: list[Claim] = [
         fixes=("digest-keeps-log",),
         off=("digest-off",),
         example_type=worklog.DigestExample,
+    ),
+    _claim(
+        "fold-resets-cache",
+        (*FOLD, "RT-RTE-task-execution"),
+        "A fold rewrites the one message that holds the TASK and the WORK LOG, and the summarizer merges a "
+        "changed value into its existing entry (upstream's prompt: merge rather than duplicate, CURRENT "
+        "STATE first), so the request after a fold shares only the system prompt with the one before: "
+        "under automatic prefix caching the task, the whole WORK LOG and every kept pair are sent uncached "
+        "again although the log's other entries did not change. Property: every call carries at most "
+        "keep + batch - 1 unfolded pairs and the latest value of every fact observed so far, and reads "
+        "from the cache at least half of the system prompt, task and WORK LOG tokens the previous call "
+        "sent (once they reach the cacheable minimum).",
+        "append-only-worklog: keep the TASK message as first sent and append each fold's new entries as "
+        "a message after the old ones (unchanged); the folded pairs still leave the context",
+        caching.cache_examples,
+        caching.check_cache,
+        fixes=("append-only-worklog",),
+        off=("fold-off",),
+        example_type=caching.CacheExample,
     ),
     _claim(
         "fold-guard-stuck",

@@ -253,3 +253,30 @@ def check_pull_commit(guest: Bank, committed: Bank | None, pull_worked: bool) ->
     if pull_worked and committed != guest:
         return Verdict.violated(f"the pull worked but the commit installed {sorted(committed or {})}")
     return Verdict.ok()
+
+
+def check_fold_keeps_prefix_cached(
+    calls: Sequence[tuple[int, int, int, frozenset[str], frozenset[str]]],
+    bound: int,
+    minimum: int = 1024,
+    increment: int = 128,
+) -> Verdict:
+    """always("the fold bounds the request, keeps the facts and the cache serves the stable prefix"): each
+    model call is (cache read tokens, stable tokens, unfolded pairs, facts observed so far, facts in the
+    request). Every call carries at most *bound* unfolded pairs (the fold's service: the context stays
+    bounded), shows every fact observed so far (in the WORK LOG or verbatim), and reads from the provider's
+    cache at least half of its stable tokens: the system prompt, the task and the WORK LOG as the previous
+    call sent it, which no fold changes in meaning, whenever they are enough to be cached (*minimum* plus
+    two *increment*: the last block may close differently, and hits are counted in increments)."""
+    for i, (read, stable, unfolded, observed, shown) in enumerate(calls, start=1):
+        if unfolded > bound:
+            return Verdict.violated(f"call {i} carries {unfolded} unfolded pairs (the fold keeps {bound})")
+        lost = sorted(observed - shown)
+        if lost:
+            return Verdict.violated(f"call {i}: facts missing from the request: {lost}")
+        if i > 1 and stable >= minimum + 2 * increment and read < stable / 2:
+            return Verdict.violated(
+                f"call {i}: the cache served {read:,} tokens, under half of the {stable:,} tokens of system "
+                "prompt, task and WORK LOG the previous call sent"
+            )
+    return Verdict.ok()

@@ -18,7 +18,7 @@ FIXES = (
     "draft-work-delta", "journal-after-install", "wave-sibling-check", "complete-fold-input",
     "digest-keeps-log", "keep-under-low-water", "handoff-cap-worklog", "review-gets-wl",
     "admit-direct-writes", "confine-memory-names", "empty-notes-clear", "exchange-install", "stage-wave",
-    "osworld-record-off", "diagnosis-snapshot",
+    "osworld-record-off", "diagnosis-snapshot", "append-only-worklog",
 )  # fmt: skip
 #: The counterfactual weakenings: designs upstream does not ship, used by the claims that show why
 #: upstream chose what it did.

@@ -160,10 +160,12 @@ class ActorLoop:
         self._pair_content: list[int] = []
         self.covered = 0
         self.summary = ""
+        self.entries: list[str] = []  # fixed variant ``append-only-worklog``: the log's entries, oldest first
         self.folds: list[FoldEvent] = []
         self.sized = 0  # the size the last model call's fold left (upstream's ``size()`` at the call)
         opening = opening_message(instruction)
         self.pending: str | None = f"{opening_extra}\n\n{opening}" if opening_extra else opening
+        self.opening = self.pending  # the TASK message as first sent (``append-only-worklog`` keeps it)
         self.prior: tuple[Message, ...] = ()  # earlier attempts' history (``history + h2``)
 
     @property
@@ -299,7 +301,10 @@ class ActorLoop:
                 pairs=n,
             )
         out = self.summarizer.summarize(self.summary, rendered, self.rng)
-        if out.strip():
+        if out.strip() and self.variant.has("append-only-worklog"):
+            self._append_entry(out.strip())
+            mode = "summary"
+        elif out.strip():
             self.summary = cap_worklog(out.strip(), self.cfg.worklog_max_chars)
             mode = "summary"
         elif self.variant.has("digest-off"):
@@ -312,7 +317,11 @@ class ActorLoop:
             )
             return None
         else:
-            self.summary = digest_fallback(self.summary, batch, self.cfg.worklog_max_chars)
+            digest = digest_fallback(self.summary, batch, self.cfg.worklog_max_chars)
+            if self.variant.has("append-only-worklog"):
+                self._append_entry(digest)
+            else:
+                self.summary = digest
             mode = "digest"
         seen: set[str] = set()
         for m in batch:
@@ -333,6 +342,26 @@ class ActorLoop:
         )
         return ev
 
+    def _append_entry(self, updated: str) -> None:
+        """Fixed variant ``append-only-worklog``: the summarizer is asked for the new entries only (modeled
+        as the lines of its updated log the current log lacks), appended as one new entry after the old
+        ones, which stay byte for byte; a log that would overflow the cap is rewritten once, as upstream
+        rewrites it (``_cap_worklog`` of the whole answer), and starts a new series of entries. The request
+        then keeps the opening TASK message as first sent instead of upstream's ``TASK (verbatim…)``
+        header (:meth:`_context`); like that header, it is not counted in :meth:`size`, so a fixed request
+        is that much longer than :meth:`size` says (the opening paragraph: 317 characters here)."""
+        old = set(self.summary.splitlines())
+        new = "\n".join(line for line in updated.splitlines() if line not in old)
+        if not self.entries:
+            self.entries = [self.summary] if self.summary else []
+        joined = "\n".join([*self.entries, new]) if new else self.summary
+        if len(joined) > self.cfg.worklog_max_chars:
+            self.summary = cap_worklog(updated, self.cfg.worklog_max_chars)
+            self.entries = [self.summary]
+        elif new:
+            self.entries.append(new)
+            self.summary = joined
+
     def _context(self, question: str = "") -> tuple[list[str], list[str]]:
         parts: list[str] = []
         kinds: list[str] = []
@@ -340,7 +369,13 @@ class ActorLoop:
             if text:
                 parts.append(text)
                 kinds.append(kind)
-        if self.cfg.folding and self.summary:
+        if self.cfg.folding and self.summary and self.variant.has("append-only-worklog"):
+            # the TASK message as first sent, then each WORK LOG entry as its own message, oldest first
+            entries = self.entries or [self.summary]
+            parts += [self.opening or "", WORKLOG_HEADER.lstrip("\n") + entries[0], *entries[1:]]
+            kinds += ["message"] + ["worklog"] * len(entries)
+            tail = self.history[2 * self.covered :]
+        elif self.cfg.folding and self.summary:
             parts.append(TASK_HEADER + self.instruction + WORKLOG_HEADER + self.summary)
             kinds.append("worklog")
             tail = self.history[2 * self.covered :]
