@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sim.exhaustive import Scope, derive, mapping, record, seq, tup, values
 from sim.exhaustive.scope import Record
-from systems.rsiagent.drivers import evaluation, journal, learning, waves, worklog
+from systems.rsiagent.drivers import caching, evaluation, journal, learning, waves, worklog
 from systems.rsiagent.drivers.common import NAMES
 from systems.rsiagent.drivers.waves import WAVE_ACTIONS, WAVE_ACTIONS_STALE, WAVE_NAMES
 
@@ -93,5 +93,14 @@ SCOPES: dict[str, Scope] = {
     ),
     "write-memory-escapes-bank": derive(
         journal.WriteEscapeExample, max_len=2, note="every name kind, one or two names per write"
+    ),
+    "fold-resets-cache": derive(
+        caching.CacheExample,
+        steps=values(*range(1, 13)),
+        facts=values(1, 16, 40),
+        chars=values(200),
+        keep=values(1, 2),
+        batch=values(1, 2),
+        note="the stable prefix passes OpenAI's 1,024 + 2 x 128 tokens from 12 steps of 16 facts (8 of 40)",
     ),
 }
