@@ -367,12 +367,16 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
 class ModelRequest:
     """What a design sends to the model at one step: the parts (messages), its own estimate, a route, and
     the part indices it marks with ``cache_control`` (*breakpoints*: what a provider's prompt cache keys on
-    when ``--provider anthropic`` is selected; empty for a design whose upstream sends none)."""
+    when ``--provider anthropic`` is selected; empty for a design whose upstream sends none), and *exact*:
+    the exact cl100k count of the parts (the sum of their counts) when the design has counted them already
+    (its own per-message counts), so the conversation runner does not count the same texts again; None:
+    the runner counts them (:func:`sim.conversations.metrics.request_tokens`)."""
 
     parts: tuple[str, ...]
     estimate: int | None
     route: str
     breakpoints: tuple[int, ...] = ()
+    exact: int | None = None
 
 
 @dataclass(frozen=True)

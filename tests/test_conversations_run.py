@@ -141,6 +141,29 @@ def test_questions_do_not_change_a_built_in_designs_memory():
         sim.close()
 
 
+@pytest.mark.parametrize("spec", ["merchantbench", "merchantbench:fixed", "merchantbench:fix=aligned-trim"])
+def test_a_request_a_design_counted_is_the_count_of_its_parts(spec):
+    """MerchantBench's question request carries its own exact count (the history's per-message counts,
+    summed), so the runner does not count those texts again: it is the parts' count, and the faithful
+    trim's request does carry it (the fixed variants' trims may leave it to the runner)."""
+    from sim.conversations.metrics import request_tokens
+
+    instance = make_instance(3, sessions=8, turns=6, words=64, questions=2)
+    carried = 0
+    for budget in (1500, 24000):
+        sim = Simulation(0, keep_trace=False)
+        adapter = conv.build_adapter(parse_designs(spec)[0], sim, budget, conv.drawn_for(instance))
+        for s in conv.conversation_steps(instance):
+            req = adapter.step(s)
+            if s.question_id is not None and req.exact is not None:
+                carried += 1
+                assert req.exact == request_tokens(req.parts), (spec, budget)
+        sim.close()
+    assert carried or spec == "merchantbench:fixed"
+    if spec == "merchantbench":
+        assert carried == 2 * len(instance.questions)
+
+
 class _Plugin:
     """A plugin adapter as a third party writes it: no conversation fields read, no lost_reason."""
 

@@ -16,7 +16,8 @@ conversations", ``docs/conversations.md``):
   questions left out (they keep their evidence in ``questions.csv``; the ``abstention`` column marks
   them), as LongMemEval's retrieval scoring leaves its abstention instances out;
 * **request tokens** are the exact cl100k count of the request, the sum of its parts' counts (each
-  text counted once per process, :func:`sim.tokens.count_tokens`); a request over the window is scored
+  text counted once per process, :func:`sim.tokens.count_tokens`, or the design's own count of the same
+  parts when its request carries one, ``ModelRequest.exact``); a request over the window is scored
   as the design built it and flagged ``over_window``, as the fact-token benchmark does;
 * a **lost** evidence turn gets the design's reason code (its adapter's ``lost_reason(turn_id)``), or
   ``not-in-request`` from an adapter that declares none.

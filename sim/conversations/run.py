@@ -111,7 +111,8 @@ def run_design(
                 continue
             q = scorer.questions[step.question_id]
             parts = tuple(req.parts)
-            rows.append(scorer.score(q, spec.label, budget, parts, request_tokens(parts), explain))
+            tokens = req.exact if getattr(req, "exact", None) is not None else request_tokens(parts)
+            rows.append(scorer.score(q, spec.label, budget, parts, tokens, explain))
         return rows
     finally:
         sim.close()

@@ -76,6 +76,7 @@ from typing import Any
 
 from sim.engine import Simulation
 from sim.files import MemoryTree
+from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.merchantbench.knobs import Knobs
@@ -247,7 +248,11 @@ class Adapter:
             h.append({"role": "tool", "tool_call_id": "call_0_0", "name": "read_memory_doc", "content": doc})
         _msgs, parts, est = agent.build_request()
         self._asked = (h.base + agent.dropped, agent.hops + 1)
-        req = ModelRequest(tuple(parts), est, "react.hop")
+        exact = None
+        if agent._span is not None:  # the faithful trim's span: the history's per-message counts, summed
+            start, end = agent._span
+            exact = count_tokens(agent.system_prompt or "") + agent._tools_count() + h.exact_sum(start, end)
+        req = ModelRequest(tuple(parts), est, "react.hop", exact=exact)
         h.truncate(n0)
         return req
 
