@@ -222,6 +222,10 @@ class FileWorkload(Workload):
         return f"FileWorkload({self.path!r}, {len(self._steps or ())} steps)"
 
 
+#: The rule a fact token follows (:data:`sim.text.FACT_RE`), as the error for one that does not says it.
+FACT_RULE = "FACT- then at least 4 digits, '=', then a value of lower-case letters a-z only (FACT-0001=amber)"
+
+
 def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
     """Read and validate a JSONL workload (line-numbered one-line errors); see README "The benchmark".
 
@@ -231,7 +235,7 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
     from pydantic import ValidationError
 
     from sim.errors import UsageError
-    from sim.limits import MAX_DEPTH, depth
+    from sim.limits import BOM, MAX_DEPTH, depth
     from sim.text import FACT_RE
 
     p = Path(path)
@@ -256,7 +260,7 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
                 continue
             where = f"workload {path} line {lineno}"
             try:
-                data = json.loads(raw.decode("utf-8"))
+                data = json.loads((raw.removeprefix(BOM) if lineno == 1 else raw).decode("utf-8"))
             except (UnicodeDecodeError, ValueError, RecursionError) as exc:
                 raise UsageError(f"{where}: not a JSON object: {exc}") from exc
             if not isinstance(data, dict) or depth(data) > MAX_DEPTH:
@@ -270,12 +274,15 @@ def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:
             obs = line.observation
             for f in line.facts:
                 if not FACT_RE.fullmatch(f):
-                    raise UsageError(f"{where}: facts: {f!r} is not a fact token like FACT-0001=amber")
+                    raise UsageError(f"{where}: facts: {f!r} is not a fact token: {FACT_RULE}")
                 if f not in obs:
                     obs = f"{obs} {f}" if obs else f
             if line.probe is not None:
                 if not re.fullmatch(r"FACT-\d{4,}", line.probe):
-                    raise UsageError(f"{where}: probe: {line.probe!r} is not a fact id like FACT-0001")
+                    raise UsageError(
+                        f"{where}: probe: {line.probe!r} is not a fact id: FACT- then at least 4 digits "
+                        "(FACT-0001)"
+                    )
                 if line.probe not in seen:
                     raise UsageError(f"{where}: probe: {line.probe} was not carried by an earlier line")
                 probes.append(len(steps))

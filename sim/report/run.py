@@ -14,6 +14,7 @@ from typing import Any
 
 from sim.report import charts, lanes
 from sim.report.fmt import num, pct, plural, seconds
+from sim.report.inputs import check_trace
 from sim.report.runview import (
     DROPPED_IDS,
     FAULT_PHASES,
@@ -32,6 +33,7 @@ META_ORDER = ("scenario", "seed", "faults", "store", "params", "memsim_version",
 
 def render_run(trace_path: Path) -> str:
     """The report page of the complete trace at *trace_path* (:class:`sim.trace.TraceError` otherwise)."""
+    check_trace(Path(trace_path))  # the rows its writer produces (sim.report.inputs)
     return render("run.html.j2", **context(read_run(Path(trace_path))))
 
 
