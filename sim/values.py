@@ -1,7 +1,7 @@
 """One strict rule for every value a user supplies: ``--param``, ``--knob``, a scenario file's values.
 
 A value is JSON when it parses as JSON (``7``, ``1.5``, ``true``, ``"text"``, ``[1, 2]``), otherwise the
-text itself (``--knob nemsy.route=query``). It is then validated against its model in pydantic's strict
+text itself (``--knob DESIGN.mode=fast``). It is then validated against its model in pydantic's strict
 JSON mode: no bool for a number or a number for a bool (``true`` is not ``1``), no string for a number or
 a bool (``"yes"`` is not ``true``, ``"7"`` is not ``7``), no fraction for an integer; integers still fill
 floats and arrays fill tuples. ``NaN`` and the infinities are refused with a message that says so, before
@@ -74,7 +74,7 @@ def check_finite(value: Any, where: str) -> None:
 
 def validate_strict(model: type[M], values: Mapping[str, Any], prefix: str) -> M:
     """*values* validated against *model* by the strict rule above; otherwise a :class:`UsageError`
-    ``{prefix}{field}: {reason}`` (*prefix* such as ``"invalid knob nemsy."``)."""
+    ``{prefix}{field}: {reason}`` (*prefix* such as ``"invalid knob DESIGN."``)."""
     for key, value in values.items():
         bad = _first_non_finite(value, str(key))
         if bad is not None:
