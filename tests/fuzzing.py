@@ -11,6 +11,9 @@ The pieces (each fuzz test combines them; ``tests/test_fuzz_*.py``):
     The contract every input must meet: an exit code in *ok* (never 1, an internal error), no traceback;
     on 2 nothing on stdout, exactly one ``memsim: error:`` line on stderr, and the directory snapshots
     *before* and *after* equal (nothing written).
+``Workspace(base, files)``
+    A working directory for many examples: ``check(argv, inputs, ok)`` writes the example's input files,
+    runs the command, asserts the contract and removes whatever the example left.
 ``snapshot(directory)``
     Every path under *directory* with its kind and content hash (for "nothing written").
 ``mutated(doc)``
@@ -39,6 +42,7 @@ import io
 import json
 import math
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +125,44 @@ def assert_contract(
         assert before == after, sorted(set(before.items()) ^ set(after.items()))
 
 
+class Workspace:
+    """A working directory the fuzzed commands run in, reset after each example: the files it was made
+    with stay, everything else (inputs written for the example, outputs of a command that succeeded) is
+    removed. ``check(argv, inputs)`` writes *inputs* (name to bytes), runs ``memsim ARGV`` in-process and
+    asserts the contract (:func:`assert_contract`); it returns the :class:`Result`."""
+
+    def __init__(self, base: Path, files: dict[str, bytes] | None = None) -> None:
+        self.base = base
+        base.mkdir(parents=True, exist_ok=True)
+        for name, data in (files or {}).items():
+            (base / name).write_bytes(data)
+        self._keep = set(snapshot(base))
+
+    def check(
+        self, argv: list[str], inputs: dict[str, bytes] | None = None, ok: tuple[int, ...] = (0, 2)
+    ) -> Result:
+        try:
+            for name, data in (inputs or {}).items():
+                (self.base / name).parent.mkdir(parents=True, exist_ok=True)
+                (self.base / name).write_bytes(data)
+            before = snapshot(self.base)
+            result = run_cli(argv, self.base)
+            assert_contract(result, before, snapshot(self.base), ok)
+            return result
+        finally:
+            self.reset()
+
+    def reset(self) -> None:
+        for name in os.listdir(self.base):
+            p = self.base / name
+            if name in self._keep:
+                continue
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+
+
 # -- mutations -----------------------------------------------------------------------------------------
 def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every path into *doc* (the empty path is the document itself)."""
@@ -162,11 +204,13 @@ def _mutate_once(draw: st.DrawFn, doc: Any) -> Any:
         target[draw(st.text(max_size=12))] = draw(LEAVES)
         return doc
     if kind == "extend" and isinstance(target, list):
-        target.append(_copy(target[0]) if target and draw(st.booleans()) else draw(LEAVES))
+        copy_first: bool = bool(target) and draw(st.booleans())
+        target.append(_copy(target[0]) if copy_first else draw(LEAVES))
         return doc
-    new = draw(
-        LEAVES | st.lists(LEAVES, max_size=3) | st.dictionaries(st.text(max_size=8), LEAVES, max_size=3)
+    containers: st.SearchStrategy[Any] = st.lists(LEAVES, max_size=3) | st.dictionaries(
+        st.text(max_size=8), LEAVES, max_size=3
     )
+    new = draw(LEAVES | containers)
     if not path:
         return new
     _get(doc, path[:-1])[path[-1]] = new
