@@ -705,6 +705,11 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
             EXIT_VERDICT,
             f"internal error: {type(exc).__name__}: {exc} (set MEMSIM_DEBUG=1 for a traceback)",
         )
+    except BaseException as exc:  # not an Exception, not an interrupt: raised by a script or a plugin
+        return EXIT_USAGE, (
+            f"code memsim ran (a scenario script, a design plugin) raised {type(exc).__name__}, which is "
+            f"not an Exception: {exc}"
+        )
     if rc == EXIT_INTERRUPTED:  # typer returns Ctrl-C during argument parsing as 130
         return EXIT_INTERRUPTED, "interrupted"
     return (rc if isinstance(rc, int) else EXIT_OK), None

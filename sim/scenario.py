@@ -370,6 +370,10 @@ def run_plan(
             if is_write_failure(exc) or not sc.path:
                 raise  # a full disk (below), or a registered scenario's bug: exit 1, "internal error"
             raise ScriptFailed(_script_failure(sc, exc)) from exc
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # GeneratorExit or a BaseException subclass of the script's own
+            raise ScriptFailed(_script_failure(sc, exc)) from None
         unknown = p.faults.unknown_agents()
         if unknown:
             raise UsageError(

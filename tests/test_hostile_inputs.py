@@ -80,6 +80,15 @@ def test_sys_exit_in_run_is_refused_and_writes_nothing(box: Sandbox, body: str) 
     assert changed(before, box.snapshot()) == set()
 
 
+def test_a_base_exception_of_the_scripts_own_is_refused(box: Sandbox) -> None:
+    """The class of escape 1: anything that is not an Exception (here a BaseException subclass)."""
+    script = _exiting("raise Boom('out')").replace("import sys", "class Boom(BaseException):\n    pass")
+    write(box, "ex.py", script)
+    before = box.snapshot()
+    assert_refused(box.run("run", "ex.py", "--out", "o"), "raised Boom", "out")
+    assert changed(before, box.snapshot()) == set()
+
+
 def test_sys_exit_in_a_params_validator_is_refused(box: Sandbox) -> None:
     """User code memsim runs outside run() (a Params validator) cannot decide the exit code either."""
     script = _exiting("pass").replace(
