@@ -27,7 +27,6 @@ VALUE_TEXT = st.one_of(
                      "[1, 2, 3, 4, 5]", "{}", '"a"', "b", "", " 3", "[[[]]]", "1.0", "20", "21", "1e6"]),
     st.text(max_size=20),
 )  # fmt: skip
-PARAM_KEYS = st.sampled_from(["steps", "step_s", "ratio", "mode", "flag", "tags", "name", "nope", ""])
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +34,23 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     return Workspace(tmp_path_factory.mktemp("fuzz-cli"), {"fuzz_toy.py": TOY})
 
 
+#: Valid overrides of every toy parameter: the fuzzer mutates these (and sometimes types its own text).
+PARAMS = {"steps": 3, "step_s": 0.5, "ratio": 2, "mode": "b", "flag": True, "tags": [1, 2, 3], "name": "z"}
+
+
+def _option_value(data: st.DataObject, value: object) -> str:
+    """How a user types *value* after ``KEY=``: its JSON, a bare string, or text of their own."""
+    if isinstance(value, str) and data.draw(st.booleans()):
+        return value
+    return data.draw(VALUE_TEXT) if data.draw(st.integers(0, 9)) == 5 else json.dumps(value)
+
+
 @fuzz_settings(ci=30, thorough=500)
-@given(params=st.lists(st.tuples(PARAM_KEYS | st.text(max_size=8), VALUE_TEXT), min_size=1, max_size=3))
-def test_fuzz_param(ws: Workspace, params: list[tuple[str, str]]) -> None:
-    args = [a for k, v in params for a in ("--param", f"{k}={v}")]
+@given(data=st.data())
+def test_fuzz_param(ws: Workspace, data: st.DataObject) -> None:
+    params = data.draw(mutated(PARAMS))
+    items = params.items() if isinstance(params, dict) else [("steps", params)]
+    args = [a for k, v in items for a in ("--param", f"{k}={_option_value(data, v)}")]
     ws.check(["run", "fuzz_toy.py", *args, "--out", "o"])
 
 
@@ -109,42 +121,41 @@ SCENARIO_FILE = {
 @given(data=st.data())
 def test_fuzz_scenario_file(ws: Workspace, data: st.DataObject) -> None:
     doc = data.draw(mutated(SCENARIO_FILE))
-    raw = data.draw(encoded(toml_text(doc)) | encoded(data.draw(st.text(max_size=60))))
+    text = data.draw(st.text(max_size=60)) if data.draw(st.integers(0, 99)) == 50 else toml_text(doc)
+    raw = data.draw(encoded(text))
     r = ws.check(["run", "s.toml", "--out", "o"], {"s.toml": raw})
     if doc == SCENARIO_FILE and raw.startswith(toml_text(doc).encode()):
         assert r.code == 0, r
 
 
-def _knob_fields() -> list[str]:
-    from sim.registry import designs
-
-    return [f"{d.name}.{k}" for d in designs().values() for k in d.knobs.model_fields]
-
-
-DESIGN_SPECS = st.one_of(
-    st.sampled_from(["tracecraft", "tracecraft:fixed", "merchantbench", "oracle", "tracecraft:fix=nope",
-                     "nope", "tracecraft:", ":fixed", "tracecraft,tracecraft", ""]),
-    st.text(max_size=15),
-)  # fmt: skip
-BUDGETS = st.lists(
-    st.integers(0, 3_000_000).map(str) | st.sampled_from(["8_000", "1e4", "8000.0", "-1", "", " 9000 ", "x"]),
-    min_size=0,
-    max_size=5,
-).map(",".join)
+#: Valid bench options: the fuzzer mutates these (designs and budgets are comma lists, knobs KEY=VALUE).
+BENCH_OPTIONS = {
+    "designs": ["tracecraft", "merchantbench:fixed"],
+    "budgets": [8000, 16000],
+    "knobs": {"merchantbench.keep": 4000, "merchantbench.read_on_probe": False, "tracecraft.memory_keys": 3,
+              "merchantbench.provider": "cl100k"},
+}  # fmt: skip
 
 
-@fuzz_settings(ci=20, thorough=300)
-@given(
-    designs=st.lists(DESIGN_SPECS, min_size=1, max_size=2).map(",".join),
-    budgets=BUDGETS,
-    knobs=st.lists(st.tuples(st.sampled_from(_knob_fields()) | st.text(max_size=10), VALUE_TEXT), max_size=2),
-)
-def test_fuzz_bench_options(ws: Workspace, designs: str, budgets: str, knobs: list[tuple[str, str]]) -> None:
-    args = [a for k, v in knobs for a in ("--knob", f"{k}={v}")]
-    ws.check(
-        ["bench", "--designs", designs, "--budgets", budgets, *args, "--seeds", "1", "--steps", "10",
-         "--no-plots", "--out", "o"]
-    )  # fmt: skip
+def _listed(value: object) -> str:
+    items = value if isinstance(value, list) else [value]
+    return ",".join(x if isinstance(x, str) else json.dumps(x) for x in items)
+
+
+@fuzz_settings(ci=12, thorough=300)
+@given(data=st.data())
+def test_fuzz_bench_options(ws: Workspace, data: st.DataObject) -> None:
+    opts = data.draw(mutated(BENCH_OPTIONS))
+    opts = opts if isinstance(opts, dict) else {}
+    args = []
+    if "designs" in opts:
+        args += ["--designs", _listed(opts["designs"])]
+    if "budgets" in opts:
+        args += ["--budgets", _listed(opts["budgets"])]
+    knobs = opts.get("knobs")
+    for k, v in knobs.items() if isinstance(knobs, dict) else []:
+        args += ["--knob", f"{k}={_option_value(data, v)}"]
+    ws.check(["bench", *args, "--seeds", "1", "--steps", "10", "--no-plots", "--out", "o"])
 
 
 def test_the_generators_reach_the_valid_forms() -> None:
