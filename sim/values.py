@@ -88,13 +88,13 @@ def validate_strict(model: type[M], values: Mapping[str, Any], prefix: str) -> M
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
-        raise UsageError(f"{prefix}{loc or 'value'}: {err['msg']}{_given(err)}") from exc
+        raise UsageError(f"{prefix}{loc or 'value'}: {err['msg']}{given(err)}") from exc
 
 
-def _given(err: Any) -> str:
+def given(err: Any) -> str:
     """``, not true`` for a value of the wrong type (the strict rule is what refused it)."""
     if not str(err.get("type", "")).endswith("_type") or "input" not in err:
         return ""
-    shown = json.dumps(err["input"], ensure_ascii=False)
+    shown = json.dumps(err["input"], ensure_ascii=False, default=repr)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     return f", not {shown} (values are not converted between types)"

@@ -271,7 +271,7 @@ def bench_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("sql", "fragments"),
     [
-        ("UPDATE aggregate SET budget = '8k'", ("table aggregate row 1", "budget", "'8k'")),
+        ("UPDATE aggregate SET budget = '8k'", ("table aggregate row 1", "budget", '"8k"')),
         ("UPDATE results SET budget = 'x'", ("table results row 1", "budget")),
         ("UPDATE results SET seed = 1.5", ("seed",)),
         ("UPDATE aggregate SET recall = 'high'", ("recall", "number")),

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sim.errors import UsageError
-from sim.values import check_finite
+from sim.values import check_finite, given
 
 _STRICT = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False)
 Number = int | float
@@ -77,11 +77,7 @@ class Ledger(BaseModel):
 def _where(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(x) for x in err["loc"])
-    shown = ""
-    if str(err.get("type", "")).endswith("_type") and "input" in err:
-        text = repr(err["input"])
-        shown = f", not {text if len(text) <= 40 else text[:37] + '...'}"
-    return f"{loc or 'document'}: {err['msg']}{shown}"
+    return f"{loc or 'document'}: {err['msg']}{given(err)}"
 
 
 def check_ledger(doc: Any, source: object = "claims ledger") -> None:
