@@ -181,10 +181,9 @@ def _parse_param(values: list[str]) -> dict[str, Any]:
         k, raw = v.split("=", 1)
         if not k:
             raise UsageError(f"--param {v!r} has no key")
-        try:
-            out[k] = json.loads(raw)
-        except (ValueError, RecursionError):
-            out[k] = raw
+        from sim.values import parse_cli_value
+
+        out[k] = parse_cli_value(raw, f"--param {k}")
     return out
 
 
@@ -663,17 +662,18 @@ def _check_report_source(source: Path) -> None:
         return
     require_file(source, "report input")
     if is_trace(source):
-        from sim.trace import read_meta
+        from sim.report.inputs import check_trace
 
-        read_meta(source)
+        check_trace(source)
     elif source.suffix == ".json":
         doc = load_json(
             decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source),
             "claims ledger",
             source,
         )
-        if not (isinstance(doc, dict) and isinstance(doc.get("claims"), list)):
-            raise UsageError(f"{source} is not a claims ledger (`memsim claims --json FILE` writes one)")
+        from sim.report.inputs import check_ledger
+
+        check_ledger(doc, source)
 
 
 @new_app.command("design")
@@ -854,6 +854,11 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
         return EXIT_USAGE, exc.format_message()  # type: ignore[attr-defined]
     except MemsimError as exc:
         return EXIT_USAGE, str(exc)
+    except SystemExit as exc:  # click's own exits are Exit exceptions: this is a script's or a plugin's
+        return EXIT_USAGE, (
+            f"code memsim ran (a scenario script, a design plugin) called sys.exit({exc.code!r}); only memsim "
+            "sets its exit code"
+        )
     except Exception as exc:
         from sim.outputs import is_write_failure
 
@@ -864,6 +869,11 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
         return (
             EXIT_VERDICT,
             f"internal error: {type(exc).__name__}: {exc} (set MEMSIM_DEBUG=1 for a traceback)",
+        )
+    except BaseException as exc:  # not an Exception, not an interrupt: raised by a script or a plugin
+        return EXIT_USAGE, (
+            f"code memsim ran (a scenario script, a design plugin) raised {type(exc).__name__}, which is "
+            f"not an Exception: {exc}"
         )
     if rc == EXIT_INTERRUPTED:  # typer returns Ctrl-C during argument parsing as 130
         return EXIT_INTERRUPTED, "interrupted"

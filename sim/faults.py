@@ -22,6 +22,7 @@ Fault kinds (the closed set):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -113,6 +114,10 @@ def parse_fault(spec: str, *, check_points: bool = True) -> Fault:
         return Fault(m["kind"], point, occurrence=n)
     if m["ckind"]:
         value = float(m["value"])
+        if not math.isfinite(value):  # 1e999
+            from sim.values import NOT_FINITE
+
+            raise UsageError(f"{m['ckind']} value in {spec!r}: {NOT_FINITE}")
         if m["ckind"] == "skew" and not abs(value) <= MAX_SKEW_S:
             raise UsageError(f"skew must be within ±{MAX_SKEW_S:.0e} seconds in {spec!r}")
         if m["ckind"] == "drift" and not MIN_DRIFT <= value <= MAX_DRIFT:

@@ -52,12 +52,17 @@ def read_bounded(path: str | os.PathLike[str], what: str, limit: int = MAX_INPUT
     return data
 
 
+#: The UTF-8 byte-order mark. Editors on Windows write it; memsim accepts one at the start of a text
+#: input (as JSON's RFC 8259 and most TOML tools allow) and reads the text after it.
+BOM = b"\xef\xbb\xbf"
+
+
 def decode_text(data: bytes, what: str, path: str | os.PathLike[str]) -> str:
-    """*data* as UTF-8 text; binary input is a one-line error."""
+    """*data* as UTF-8 text, without a leading byte-order mark; binary input is a one-line error."""
     if b"\x00" in data:
         raise UsageError(f"{what} {path} is binary, not text")
     try:
-        return data.decode("utf-8")
+        return data.removeprefix(BOM).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{what} {path} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
 

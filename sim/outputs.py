@@ -119,6 +119,29 @@ def check_file(path: str | os.PathLike[str], what: str) -> Path:
     return p
 
 
+@contextmanager
+def locked(directories: set[Path]) -> Iterator[None]:
+    """An exclusive advisory lock (``flock``) on each of *directories* (in path order, so two commands
+    never wait on each other crosswise), held for the block. The lock is on the directory itself: nothing
+    is written for it. Where the file system cannot lock (some network mounts) the block runs unlocked."""
+    import fcntl
+
+    fds: list[int] = []
+    try:
+        for d in sorted(directories):
+            try:
+                fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+            except OSError:
+                continue
+            fds.append(fd)
+            with suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)  # closing the last descriptor releases its lock
+
+
 class Outputs:
     """The files one command writes, committed together at the end (see the module docstring)."""
 
@@ -150,7 +173,12 @@ class Outputs:
             missing.append(p)
             p = p.parent
         for m in reversed(missing):
-            m.mkdir()
+            try:
+                m.mkdir()
+            except FileExistsError:  # another command made it meanwhile: it is theirs to remove
+                if not m.is_dir():
+                    raise
+                continue
             self._made_dirs.append(m)
 
     def stage(self, final: str | os.PathLike[str]) -> Path:
@@ -212,21 +240,33 @@ class Outputs:
 
     # -- the end -------------------------------------------------------------------------------------
     def commit(self) -> list[Path]:
-        """Rename every staged file into place; returns their final paths."""
+        """Rename every staged file into place; returns their final paths.
+
+        The renames run under an exclusive lock on each target directory (:func:`locked`), so two commands
+        writing into one directory commit one after the other, each as a unit: the last one's files and
+        run root are what remain, never one's trace beside the other's root. A directory output moves its
+        predecessor aside before it takes the name and deletes it after, so nothing is deleted under a
+        name another process may be renaming to."""
         done = []
+        old: list[Path] = []
         try:
-            for tmp, final in self._pending:
-                if tmp.exists():
-                    os.replace(tmp, final)
-                    done.append(final)
-            for tmp, final in self._pending_dirs:
-                if tmp.is_dir():
-                    if final.is_symlink():
-                        final.unlink()
-                    elif final.is_dir():
-                        shutil.rmtree(final)
-                    os.replace(tmp, final)
-                    done.append(final)
+            with locked({f.parent for _, f in self._pending + self._pending_dirs}):
+                for tmp, final in self._pending:
+                    if tmp.exists():
+                        os.replace(tmp, final)
+                        done.append(final)
+                for tmp, final in self._pending_dirs:
+                    if tmp.is_dir():
+                        if final.is_symlink():
+                            final.unlink()
+                        elif final.is_dir():
+                            aside = tmp.with_name(tmp.name.replace(".partial-", ".old-", 1))
+                            os.replace(final, aside)
+                            old.append(aside)
+                        os.replace(tmp, final)
+                        done.append(final)
+            for aside in old:
+                shutil.rmtree(aside, ignore_errors=True)
         except OSError as exc:
             self._pending = [(t, f) for t, f in self._pending if f not in done]
             self._pending_dirs = [(t, f) for t, f in self._pending_dirs if f not in done]

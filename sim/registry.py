@@ -143,14 +143,9 @@ class Design:
 
     def parse_knobs(self, values: Mapping[str, Any]) -> BaseModel:
         """The design's knobs with *values* overriding the defaults; raises :class:`UsageError`."""
-        from pydantic import ValidationError
+        from sim.values import validate_strict  # the rule --param and scenario files share
 
-        try:
-            return self.knobs.model_validate(dict(values))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "knobs"
-            raise UsageError(f"invalid knob {self.name}.{where}: {err['msg']}") from exc
+        return validate_strict(self.knobs, values, f"invalid knob {self.name}.")
 
 
 def _entry_points(group: str) -> list[Any]:

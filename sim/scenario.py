@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 import os
 import pkgutil
 import shutil
@@ -265,22 +264,9 @@ def parse_params(scenario: Scenario, values: dict[str, Any]) -> BaseModel:
             raise UsageError(
                 f"scenario {scenario.name} has no parameter {k!r}{hint} (`memsim doc params {scenario.name}`)"
             )
-    for k, v in values.items():
-        try:
-            json.dumps(v, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise UsageError(
-                f"invalid parameter for scenario {scenario.name}: {k}: not a finite JSON value ({exc})"
-            ) from exc
-    text = json.dumps(values)
-    try:
-        # Strict JSON-mode validation: "7" and true are not integers, 1.5 is not a count; arrays still
-        # fill tuples, integers still fill floats.
-        return scenario.params.model_validate_json(text, strict=True)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"]) or "params"
-        raise UsageError(f"invalid parameter for scenario {scenario.name}: {where}: {err['msg']}") from exc
+    from sim.values import validate_strict
+
+    return validate_strict(scenario.params, values, f"invalid parameter for scenario {scenario.name}: ")
 
 
 def check_store(scenario: Scenario, store: str | None) -> str:
@@ -397,10 +383,16 @@ def run_plan(
             ]
         except MemsimError:
             raise
+        except SystemExit as exc:  # not an Exception: it would end memsim with the script's exit code
+            raise ScriptFailed(_script_failure(sc, exc)) from None
         except Exception as exc:
             if is_write_failure(exc) or not sc.path:
                 raise  # a full disk (below), or a registered scenario's bug: exit 1, "internal error"
             raise ScriptFailed(_script_failure(sc, exc)) from exc
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # GeneratorExit or a BaseException subclass of the script's own
+            raise ScriptFailed(_script_failure(sc, exc)) from None
         unknown = p.faults.unknown_agents()
         if unknown:
             raise UsageError(
@@ -442,15 +434,23 @@ def _summary(sc: Scenario, lines: Any) -> list[str]:
     return [str(line) for line in lines]
 
 
-def _script_failure(sc: Scenario, exc: Exception) -> str:
-    """One line naming the script line where *exc* was raised (the deepest frame in the script file)."""
+def _script_failure(sc: Scenario, exc: BaseException) -> str:
+    """One line naming the script line where *exc* was raised (the deepest frame in the script file); a
+    ``sys.exit`` is named as such (a scenario returns its lines; memsim alone sets the exit code)."""
     import traceback
 
     where = ""
+    target = Path(sc.path or sc.module.__file__ or "").resolve()
     for frame in traceback.extract_tb(exc.__traceback__):
-        if Path(frame.filename).resolve() == Path(sc.path).resolve():
+        if Path(frame.filename).resolve() == target:
             where = f" at line {frame.lineno}"
-    return f"scenario script {sc.path} raised {type(exc).__name__}{where}: {exc}"
+    who = f"scenario script {sc.path}" if sc.path else f"scenario {sc.name}"
+    if isinstance(exc, SystemExit):
+        return (
+            f"{who} called sys.exit({exc.code!r}){where} in run(ctx): a scenario returns its summary lines "
+            "and memsim alone sets the exit code"
+        )
+    return f"{who} raised {type(exc).__name__}{where}: {exc}"
 
 
 def main(module_name: str) -> None:

@@ -248,6 +248,10 @@ class FileWorkload(Workload):
         return f"FileWorkload({self.path!r}, {len(self._steps or ())} steps)"
 
 
+#: The rule a fact token follows (:data:`sim.text.FACT_RE`), as the error for one that does not says it.
+FACT_RULE = "FACT- then at least 4 digits, '=', then a value of lower-case letters a-z only (FACT-0001=amber)"
+
+
 def parse_workload_line(raw: bytes, where: str) -> WorkloadLine:
     """One non-blank line of a workload file, validated (one-line errors prefixed by *where*): a JSON
     object of :class:`WorkloadLine`'s fields, its fact tokens and probe well formed."""
@@ -271,9 +275,11 @@ def parse_workload_line(raw: bytes, where: str) -> WorkloadLine:
         raise UsageError(f"{where}: {loc}: {err['msg']}") from exc
     for f in line.facts:
         if not FACT_RE.fullmatch(f):
-            raise UsageError(f"{where}: facts: {f!r} is not a fact token like FACT-0001=amber")
+            raise UsageError(f"{where}: facts: {f!r} is not a fact token: {FACT_RULE}")
     if line.probe is not None and not re.fullmatch(r"FACT-\d{4,}", line.probe):
-        raise UsageError(f"{where}: probe: {line.probe!r} is not a fact id like FACT-0001")
+        raise UsageError(
+            f"{where}: probe: {line.probe!r} is not a fact id: FACT- then at least 4 digits (FACT-0001)"
+        )
     return line
 
 
@@ -306,6 +312,7 @@ def iter_workload_lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int
     """Each non-blank line of the workload file *path*, validated: ``(where, line number, line)``, where
     *where* (``workload F line 3``) prefixes the caller's own one-line errors about that line."""
     from sim.errors import UsageError
+    from sim.limits import BOM
 
     p = check_workload_file(path)
     try:
@@ -318,7 +325,7 @@ def iter_workload_lines(path: str | os.PathLike[str]) -> Iterator[tuple[str, int
                 raise UsageError(f"workload {path} has more than {MAX_WORKLOAD_LINES:,} lines")
             if raw.strip():
                 where = f"workload {path} line {lineno}"
-                yield where, lineno, parse_workload_line(raw, where)
+                yield where, lineno, parse_workload_line(raw.removeprefix(BOM) if lineno == 1 else raw, where)
 
 
 def load_workload_file(path: str | os.PathLike[str]) -> FileWorkload:

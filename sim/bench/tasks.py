@@ -20,6 +20,7 @@ from sim.bench.oracle import OracleAdapter
 from sim.cache import ProviderConfig
 from sim.engine import Simulation
 from sim.errors import UsageError
+from sim.values import parse_cli_value
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Workload, drive, shared_workload, shared_workload_file
 
@@ -54,10 +55,7 @@ def parse_designs(text: str | None, knobs: Iterable[str] = ()) -> list[DesignSpe
         if not dot or not eq or not key:
             raise UsageError(f"--knob takes DESIGN.KEY=VALUE, not {k!r}")
         d = design(name)
-        try:
-            value: Any = json.loads(raw)
-        except ValueError:
-            value = raw
+        value = parse_cli_value(raw, f"--knob {d.name}.{key}")
         per_design.setdefault(d.name, {})[key] = value
     out: list[DesignSpec] = []
     for label in labels:
@@ -132,7 +130,7 @@ def build_adapter(spec: DesignSpec, sim: Simulation, budget: int, workload: Work
     from sim.registry import design
 
     d = design(spec.design)
-    knobs = d.parse_knobs(spec.knob_dict)
+    knobs = d.knobs.model_validate(spec.knob_dict)  # validated by parse_designs; this is its own dump
     return d.adapter_class()(sim, budget, workload.drawn, variant=spec.variant, knobs=knobs)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from sim.bench import stats
 from sim.report.fmt import compact, nice_ticks, num
+from sim.report.inputs import check_bench
 from sim.report.templating import render
 
 #: Per-cell rows listed (all are in results.csv).
@@ -480,6 +481,7 @@ def render_bench(out_dir: Path) -> str:
         raise UsageError(f"{db} is not a memsim bench database: {exc}") from exc
     if not rows or not agg or "design" not in rows[0] or "budget" not in agg[0]:
         raise UsageError(f"{db} has no benchmark results")
+    check_bench(rows, agg, db)  # the schema its writer produces (sim.report.inputs)
     for a in agg:
         a["live"] = bool(a.get("live"))
     for r in rows:

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from sim import claims as cl
+from sim.report.inputs import check_ledger
 from sim.report.templating import render
 
 #: The largest ledger ``memsim report`` reads.
@@ -226,4 +227,5 @@ def context(doc: dict[str, Any]) -> dict[str, Any]:
 
 def render_claims(doc: dict[str, Any]) -> str:
     """The report page of a claims ledger document (``memsim claims --json``)."""
+    check_ledger(doc)  # the schema its writer produces (sim.report.inputs)
     return render("claims.html.j2", **context(doc))

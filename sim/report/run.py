@@ -16,6 +16,7 @@ from typing import Any
 
 from sim.report import charts, lanes
 from sim.report.fmt import num, pct, plural, seconds
+from sim.report.inputs import check_trace
 from sim.report.runview import (
     DROPPED_IDS,
     FAULT_PHASES,
@@ -54,6 +55,7 @@ def render_run(trace_path: Path) -> str:
 
     from sim.report.cost import run_section
 
+    check_trace(Path(trace_path))  # the rows its writer produces (sim.report.inputs)
     view = read_run(Path(trace_path))
     extra = [
         (s, Markup(render(s.template, view=view, **(s.context(view) if s.context is not None else {}))))

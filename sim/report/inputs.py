@@ -1,0 +1,205 @@
+"""What ``memsim report`` reads, validated at the edge against the schema its writer produces.
+
+A claims ledger (:func:`sim.ledger.to_json`), a bench database (:mod:`sim.bench.outputs`: tables
+``results`` and ``aggregate``) and a trace (:mod:`sim.trace`) are files a user may have edited, truncated
+or written by hand; the page code reads them as their writer wrote them. Anything else is a
+:class:`~sim.errors.UsageError` naming the offending field (``claims.0.records: Input should be a valid
+list``), never an exception inside the page code. Values are not converted between types (``"5"`` is not
+a count, ``1`` is not ``true``, a budget ``"8k"`` is not an integer); NaN and the infinities are refused.
+Keys a newer writer may add are ignored; the fields the pages read are required where the writer
+always writes them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sim.errors import UsageError
+from sim.values import check_finite, given
+
+_STRICT = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False)
+Number = int | float
+
+
+class DirectionDoc(BaseModel):
+    """One direction of a ledger row (:class:`sim.ledger.Direction`)."""
+
+    model_config = _STRICT
+
+    ok: bool
+    examples: int = Field(ge=0)
+    seconds: Number | None = None
+    example: Any = None
+    summary: str = ""
+    detail: str = ""
+    declared: bool = True
+
+
+class ClaimRow(BaseModel):
+    """One claim of a ledger (:meth:`sim.ledger.Row.to_json`)."""
+
+    model_config = _STRICT
+
+    claim: str = Field(min_length=1)
+    system: str
+    records: list[str]
+    statement: str = ""
+    fix: str = ""
+    fixes: list[str] | None = None
+    off_switches: list[str] | None = None
+    counterfactual: bool = False
+    intent: str | None = ""
+    seed: int | None = None
+    seconds: Number | None = None
+    real: str = ""
+    faithful: DirectionDoc | None = None
+    fixed: DirectionDoc | None = None
+    off: DirectionDoc | list[str] | None = None  # an older ledger kept the off switch names here
+    combined: DirectionDoc | None = None
+    as_expected: bool | None = None
+
+
+class Ledger(BaseModel):
+    """A claims ledger (``memsim claims --json FILE``)."""
+
+    model_config = _STRICT
+
+    profile: str = ""
+    seed: int | str = ""
+    memsim_version: str = ""
+    claims: list[ClaimRow]
+
+
+def _where(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"])
+    return f"{loc or 'document'}: {err['msg']}{given(err)}"
+
+
+def check_ledger(doc: Any, source: object = "claims ledger") -> None:
+    """Refuse a ledger document that is not what :func:`sim.ledger.to_json` writes."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list):
+        raise UsageError(f"{source} is not a claims ledger (`memsim claims --json FILE` writes one)")
+    try:
+        Ledger.model_validate(doc)
+    except ValidationError as exc:
+        raise UsageError(f"{source} is not a valid claims ledger: {_where(exc)}") from exc
+
+
+class ResultRow(BaseModel):
+    """A row of a bench database's ``results`` table (:data:`sim.bench.outputs.COLUMNS`)."""
+
+    model_config = _STRICT
+
+    design: str = Field(min_length=1)
+    budget: int
+    seed: int
+    requests: int | None = None
+    tokens_mean: Number | None = None
+    tokens_p95: Number | None = None
+    tokens_max: Number | None = None
+    estimate_mean: Number | None = None
+    over_window: int | None = None
+    probes: int | None = None
+    recall: Number | None = None
+    recall_vs_oracle: Number | None = None
+    write_amplification: Number | None = None
+    storage_ops: Number | None = None
+    live: int | bool | None = None
+
+
+class AggregateRow(BaseModel):
+    """A row of a bench database's ``aggregate`` table (:func:`sim.bench.metrics.aggregate`)."""
+
+    model_config = _STRICT
+
+    design: str = Field(min_length=1)
+    budget: int
+    seeds: int | None = None
+    tokens_max: Number | None = None
+    over_window_sum: Number | None = None
+    requests_sum: Number | None = None
+    live: int | bool | None = None
+
+
+def _numbers_of(row: dict[str, Any], where: str) -> None:
+    """The aggregate's metric columns (``recall``, ``recall_min``, ...): numbers or empty."""
+    from sim.bench.metrics import MEANS
+
+    for m in MEANS:
+        for key in (m, f"{m}_min", f"{m}_max"):
+            v = row.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+                raise UsageError(f"{where}: {key}: should be a number, not {v!r}")
+    check_finite(row, where)
+
+
+def check_bench(rows: list[dict[str, Any]], agg: list[dict[str, Any]], db: Path) -> None:
+    """Refuse bench tables that are not what ``memsim bench`` writes."""
+    for table, model, items in (("results", ResultRow, rows), ("aggregate", AggregateRow, agg)):
+        for i, row in enumerate(items):
+            where = f"{db}: table {table} row {i + 1}"
+            try:
+                model.model_validate(row)
+            except ValidationError as exc:
+                raise UsageError(f"{where}: {_where(exc)}") from exc
+            if table == "aggregate":
+                _numbers_of(row, where)
+
+
+#: Per column of a trace table: the SQL condition its values meet (what :mod:`sim.trace` writes).
+_TRACE_RULES = {
+    "ops": {
+        "seq": "typeof(seq) = 'integer'",
+        "time": "typeof(time) IN ('integer', 'real') AND abs(time) < 1e300",
+        "agent": "typeof(agent) = 'text'",
+        "system": "typeof(system) = 'text'",
+        "op": "typeof(op) = 'text'",
+        "phase": "typeof(phase) = 'text'",
+        "detail": "typeof(detail) = 'text' AND json_valid(detail)",
+    },
+    "requests": {
+        "seq": "typeof(seq) = 'integer'",
+        "time": "typeof(time) IN ('integer', 'real') AND abs(time) < 1e300",
+        "agent": "typeof(agent) = 'text'",
+        "system": "typeof(system) = 'text'",
+        "route": "typeof(route) = 'text'",
+        "exact_tokens": "typeof(exact_tokens) = 'integer'",
+        "estimate": "typeof(estimate) IN ('integer', 'null')",
+        "messages": "typeof(messages) = 'integer'",
+        "needed": (
+            "typeof(needed) = 'text' AND json_valid(needed) AND json_type(needed) = 'array' AND NOT EXISTS "
+            "(SELECT 1 FROM json_each(needed) WHERE type != 'text')"
+        ),
+        "detail": "typeof(detail) = 'text' AND json_valid(detail)",
+    },
+}
+
+
+def check_trace(path: Path) -> None:
+    """Refuse a file that is not a complete trace (:func:`sim.trace.read_meta`: its tables, columns and
+    meta) or whose rows are not what :mod:`sim.trace` writes: the first offending row and column."""
+    from sim.trace import TraceError, connect_readonly, read_meta
+
+    read_meta(path)
+    try:
+        conn = connect_readonly(Path(path))
+        try:
+            for table, rules in _TRACE_RULES.items():
+                for column, rule in rules.items():
+                    bad = conn.execute(
+                        f"SELECT seq, typeof({column}) FROM {table} WHERE NOT ({rule}) LIMIT 1"
+                    ).fetchone()
+                    if bad is not None:
+                        what = "not a finite number" if bad[1] == "real" else f"a {bad[1]} value is not"
+                        raise TraceError(
+                            f"{path}: table {table} seq {bad[0]!r}: {column}: {what} what memsim writes"
+                        )
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
