@@ -2,7 +2,7 @@
 
 The seed is the unit of replication: each seed draws its own workload (observation sizes, facts per step,
 probe frequency, lossiness, skew), so a design's probes within one seed are not independent draws, and a
-Wilson interval over the pooled probes would be too narrow (on the demo's sweep Nemsy recalled 0 of one
+Wilson interval over the pooled probes would be too narrow (on the demo's sweep one design recalled 0 of one
 seed's probes and 54% of the other's). So the interval is a percentile bootstrap over the seeds' cell
 values: :data:`RESAMPLES` resamples of the seeds with replacement, each resample's mean, the central
 :data:`LEVEL` of those means. It is deterministic: the resampling stream is seeded from the figure's
@@ -58,7 +58,7 @@ def _stream(key: str) -> random.Random:
 def bootstrap(values: Sequence[float], key: str) -> Interval | None:
     """The mean of *values* (one per seed) and its bootstrap interval; None when there are none.
 
-    *key* names the figure (e.g. ``"recall|nemsy|8000|1,2,3,4,5"``): it seeds the resampling stream.
+    *key* names the figure (e.g. ``"recall|DESIGN|8000|1,2,3,4,5"``): it seeds the resampling stream.
     """
     vals = [float(v) for v in values]
     n = len(vals)

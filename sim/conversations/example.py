@@ -21,8 +21,11 @@ def example_rows() -> list[dict[str, object]] | None:
         return None
     from sim.bench.tasks import ORACLE, parse_designs
     from sim.conversations.run import baseline_specs, run_instance
+    from sim.registry import registered_by
 
-    specs = [s for s in parse_designs(None) if s.design != ORACLE] + baseline_specs()
+    # README describes what memsim ships, whatever plugin designs are installed beside it.
+    own = [s for s in parse_designs(None) if s.design != ORACLE and registered_by(s.design) == "memsim"]
+    specs = own + baseline_specs()
     rows: list[dict[str, object]] = []
     for inst in iter_instances(EXAMPLE_KIND, sample_path(EXAMPLE_SAMPLE)):
         for s in specs:
