@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sim.text import extract_facts
-from sim.tokens import count_tokens_uncached
+from sim.tokens import count_tokens_uncached, text_cache
 from sim.variant import Variant
 from systems.merchantbench.model.constants import MAINTENANCE_PREFIX
 from systems.merchantbench.model.estimate import (
@@ -62,6 +62,14 @@ def part_kind(message: dict[str, Any]) -> str:
 
 
 _facts_of = extract_facts.__wrapped__  # uncached: the history caches each message's facts itself
+
+MESSAGE_TOKEN_CACHE_BYTES = 8 << 20
+"""The byte budget of the histories' own count cache (:func:`_message_tokens`)."""
+_message_tokens = text_cache(MESSAGE_TOKEN_CACHE_BYTES)(count_tokens_uncached)
+"""A message's cl100k count, cached apart from :func:`sim.tokens.count_tokens`: a history counts each
+message once, but a claim's search runs the same drawn messages again in example after example (the
+silent slide counted 62 MB of text, of which 5.7 MB distinct); a long bench cell's texts, each counted
+once, then fill only this cache, not the one the designs of a seed share."""
 
 
 class Released(dict[str, Any]):
@@ -170,7 +178,7 @@ class History:
 
     def _measure(self, i: int) -> None:
         text = self.part(i)
-        self._ex[i] = count_tokens_uncached(text)
+        self._ex[i] = _message_tokens(text)
         self._fx[i] = _facts_of(text)
 
     def exact(self, i: int) -> int:
