@@ -6,12 +6,23 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies_merchantbench import SAVE_POLICY_KW
 
 from sim.bench.tasks import build_adapter, parse_designs
 from sim.engine import Simulation
+from sim.variant import Variant
 from sim.workload import make_workload
+from systems.merchantbench import MerchantEnv, ReactAgent, ReactConfig, SavePolicy
 from systems.merchantbench.model import agent as agent_mod
 from systems.merchantbench.model.history import RELEASED, History
+from systems.merchantbench.state import (
+    REDACT_RETRY_COPY,
+    RESET_PENDING_ON_425,
+    TRIGGER_UNTRIMMED,
+    FaultSchedule,
+)
 
 STEPS = 250
 WINDOW = 32_000
@@ -51,3 +62,58 @@ def test_requests_are_the_same_as_with_every_message_kept(monkeypatch: pytest.Mo
     _, released = _cell()
     _, kept = _cell(monkeypatch)
     assert released == kept
+
+
+STEPS_DRAWN = 24
+#: Provider and server faults at any tick of the run (not only the first few): a Forbidden rewrites the
+#: last tool block, a 425 truncates the step, a missing usage lets the untrimmed history fire the trigger.
+LATE_FAULTS = st.builds(
+    FaultSchedule,
+    llm=st.lists(
+        st.tuples(
+            st.integers(0, STEPS_DRAWN - 1),
+            st.integers(0, 3),
+            st.sampled_from(["forbidden", "burst", "transient", "invalid", "unknown"]),
+        ),
+        max_size=6,
+    ).map(tuple),
+    act=st.lists(
+        st.tuples(st.integers(0, STEPS_DRAWN - 1), st.integers(0, 2), st.sampled_from([425, 400, 500, 429])),
+        max_size=4,
+    ).map(tuple),
+    no_usage=st.lists(st.tuples(st.integers(0, STEPS_DRAWN - 1), st.integers(0, 3)), max_size=4).map(tuple),
+)
+
+
+def _run(policy_kw: dict, schedule: FaultSchedule, cfg: ReactConfig, variant: Variant, sizes: list[int],
+         keep: bool) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    sim = Simulation(0)
+    env = MerchantEnv(sim, sim.tree("memory"), schedule=schedule, brief="You run a shop.", schema_tokens=300)
+    agent = ReactAgent(sim, env, "agent_0", SavePolicy(**policy_kw), config=cfg, variant=variant)
+    agent.keep_log = keep  # a claim log keeps every message's text (release_budget is 0)
+    outcomes = []
+    for i, chars in enumerate(sizes):
+        result = agent.run_step(f"Day 1, Hour {i}\nFACT-{i + 1:04d}=red " + "w" * chars)
+        outcomes.append((result.outcome, tuple(agent.last_parts), agent.last_provider_tokens))
+    records = [(r.exact_tokens, r.estimate, sorted(r.facts)) for r in sim.trace.data.requests]
+    return outcomes, records
+
+
+@settings(max_examples=30)
+@given(
+    SAVE_POLICY_KW,
+    LATE_FAULTS,
+    st.sampled_from([500, 10**9]),
+    st.sampled_from([(), (REDACT_RETRY_COPY,), (TRIGGER_UNTRIMMED, RESET_PENDING_ON_425)]),
+    st.lists(st.integers(0, 1600), min_size=STEPS_DRAWN // 2, max_size=STEPS_DRAWN),
+)
+def test_release_changes_nothing_a_run_sends_under_faults(
+    policy_kw: dict, schedule: FaultSchedule, trigger: int, fixes: tuple[str, ...], sizes: list[int]
+) -> None:
+    """Under drawn faults at any tick (Forbidden redactions, 425 truncations, missing usage), with the
+    compaction firing or never (the silent slide) and under the variants that release too, every hop's
+    request, its exact count and fact ids are those of the same run keeping every message's text."""
+    cfg = ReactConfig(context_window=600, trigger=trigger, keep=150, max_hops=6)
+    variant = Variant(fixes=frozenset(fixes)) if fixes else Variant()
+    released = _run(policy_kw, schedule, cfg, variant, sizes, keep=False)
+    assert released == _run(policy_kw, schedule, cfg, variant, sizes, keep=True)

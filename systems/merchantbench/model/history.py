@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from sim.text import extract_facts
 from sim.tokens import count_tokens_uncached, text_cache
@@ -72,20 +72,21 @@ silent slide counted 62 MB of text, of which 5.7 MB distinct); a long bench cell
 once, then fill only this cache, not the one the designs of a seed share."""
 
 
-class Released(dict[str, Any]):
+class Released:
     """What stands in :attr:`History.msgs` and :attr:`History.sent` for a message whose text was let go
-    (:meth:`History.release`): any read of it raises, so a reader that reaches past the horizon fails
-    loudly instead of reading a wrong message (identity tests, ``m is msgs[i]``, still work)."""
+    (:meth:`History.release`): not a dict, and any read of it raises, so a reader that reaches past the
+    horizon fails loudly instead of reading a wrong message (identity tests, ``m is msgs[i]``, still work;
+    ``json.dumps`` raises ``TypeError``)."""
 
     __slots__ = ()
 
     def _gone(self, *_: Any, **__: Any) -> Any:
         raise AssertionError("a released message was read: History.release's horizon is wrong")
 
-    get = __getitem__ = __contains__ = __iter__ = __len__ = keys = values = items = _gone  # type: ignore[assignment]
+    get = __getitem__ = __contains__ = __iter__ = __len__ = keys = values = items = _gone
 
 
-RELEASED = Released()
+RELEASED: dict[str, Any] = cast("dict[str, Any]", Released())
 """The one stand-in for every released message."""
 
 TEXT_KEEPERS = (SAVE_BEFORE_COMPACT, GROUP_TRIM, PROVIDER_BUDGET, EMPTY_REQUEST)
@@ -396,10 +397,6 @@ class History:
         for key in [k for k in self._parts if k < self._free]:
             del self._parts[key]
         return horizon
-
-    def retained_chars(self) -> int:
-        """The characters of message content the history still holds (released messages hold none)."""
-        return sum(len(str(m["content"] or "")) for m in self.msgs if m is not RELEASED and "content" in m)
 
     # -- the trim --------------------------------------------------------------------------------------
     def trim_start(self, budget: int) -> tuple[int, int]:
