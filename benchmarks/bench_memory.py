@@ -12,7 +12,11 @@
   the designs' per-message integer ledgers). Before issue 33 a MerchantBench cell at 32k grew by about
   4 KB a step (its in-process history kept every message's text: 890 MB at 100,000 steps).
 
-Peak RSS is valid on a loaded machine; the cells' wall times are not reported.
+Peak RSS is valid on a loaded machine; the cells' wall times are not reported. The full run is 24 cells,
+12 of them 100,000 steps (minutes each): give ``run_all.py`` a ``--timeout`` of two hours for it, or run
+it alone (``--designs`` picks designs). Below about 10,000 steps the byte-bounded caches (token counts
+32 MiB, the MerchantBench history's counts 8 MiB, fact sets) are still filling: ``--quick``'s growth
+figures include that warm-up, so only its peaks are comparable.
 """
 
 from __future__ import annotations
