@@ -357,9 +357,10 @@ class History:
     # -- memory --------------------------------------------------------------------------------------
     def release(self, budget: int) -> int:
         """Let go of the text of the messages no later read can reach (call at a step's start, with
-        :func:`release_budget`): their dicts in :attr:`msgs` and :attr:`sent` become :data:`RELEASED` and
-        their fact ids are dropped; their costs, counts and kinds stay (the prefix sums need them). Returns
-        the number of messages now released. Upstream's history holds every message (the silent slide:
+        :func:`release_budget`): their dicts in :attr:`msgs` and :attr:`sent` become :data:`RELEASED`,
+        their fact ids and exact counts are dropped and their costs read 0; their kinds and the prefix sums
+        of the costs stay (:attr:`total` and the trims read those). Returns the number of messages now
+        released. Upstream's history holds every message (the silent slide:
         at a window below T the compaction never fires), but nothing reads a message's text once both
         trims (window, keep) start after it, so a long run's memory stays flat.
 
@@ -390,9 +391,13 @@ class History:
             prev = self._ecum[self._evalid - 1] if self._evalid else self._ecum0
             self._ecum[self._evalid : horizon] = [prev] * (horizon - self._evalid)
             self._evalid = horizon
+        ex, fx, ecum = self._ex, self._fx, self._ecum
         for k in range(lo, horizon):
             msgs[k] = self.sent[k] = RELEASED
-            self._fx[k] = None
+            ex[k] = fx[k] = None
+            costs[k] = 0  # the prefix sums keep the costs; a small int is shared, not allocated
+        for k in range(lo, min(horizon - 1, len(ecum))):
+            ecum[k] = 0  # an exact sum reads at most the entry just before the horizon
         self._free = base + horizon
         for key in [k for k in self._parts if k < self._free]:
             del self._parts[key]
