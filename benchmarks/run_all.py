@@ -93,6 +93,70 @@ def run_script(path: Path, json_path: Path, *, quick: bool, timeout: float) -> d
     return data
 
 
+FLOORS = """
+import json, random, time
+import simpy
+from sim.text import filler
+from sim.tokens import encoding
+
+def bare(n=400_000):
+    env = simpy.Environment()
+    def proc(k):
+        for _ in range(k):
+            yield env.timeout(1)
+    for _ in range(4):
+        env.process(proc(n // 4))
+    t0 = time.perf_counter(); env.run(); return n / (time.perf_counter() - t0)
+
+enc = encoding()
+texts = [filler(random.Random(k), 4_000) for k in range(500)]
+enc.encode(texts[0], disallowed_special=())
+def tok():
+    t0 = time.perf_counter()
+    for x in texts:
+        enc.encode(x, disallowed_special=())
+    return sum(len(x.encode()) for x in texts) / (time.perf_counter() - t0)
+
+floors = {"simpy_events_s": max(bare() for _ in range(3)), "tiktoken_bytes_s": max(tok() for _ in range(3))}
+print(json.dumps(floors))
+"""
+"""Measures the two floors every figure rests on, in a fresh process: bare SimPy timeouts (400,000 events
+in 4 processes, as ``core.sim_events``' floor) and tiktoken cl100k over 500 4,000-character filler texts,
+each the best of 3."""
+
+
+def floors(timeout: float = 300.0) -> dict[str, float]:
+    """The machine's floors measured now (empty if the measurement fails): ``simpy_events_s`` and
+    ``tiktoken_bytes_s``. A figure from another machine scales by the ratio of its page's floors."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", FLOORS], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )  # fmt: skip
+        data = json.loads(proc.stdout) if proc.returncode == 0 else {}
+    except (subprocess.TimeoutExpired, ValueError):
+        data = {}
+    return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
+
+
+def floors_line(where: dict[str, Any]) -> str:
+    """The header's line of floors (measured at the start and at the end of the run)."""
+    runs = [f for f in (where.get("floors_start"), where.get("floors_end")) if f]
+    if not runs:
+        return "Floors: not measured."
+
+    def both(key: str, scale: float, unit: str) -> str:
+        vals = [f"{f[key] / scale:.2f}" for f in runs if key in f]
+        return f"{' and '.join(vals)} {unit}" if vals else "?"
+
+    when = "at the start and at the end of the run" if len(runs) == 2 else "once in the run"
+    simpy, tokens = both("simpy_events_s", 1e6, "M events/s"), both("tiktoken_bytes_s", 1e6, "MB/s")
+    return (
+        f"Floors ({when}, each in a fresh process, best of 3): bare SimPy {simpy}; tiktoken cl100k {tokens}. "
+        "A time from another machine scales by the ratio of its page's floors."
+    )
+
+
 def _shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
@@ -127,6 +191,8 @@ def markdown(results: list[dict[str, Any]], where: dict[str, Any], command: str)
         f"Machine: {where.get('processor', '?')}, {where.get('cpus', '?')} CPUs, "
         f"{where.get('platform', '?')}, Python {where.get('python', '?')}"
         + (f"; load average {', '.join(str(x) for x in load)} when the run started." if load else "."),
+        "",
+        floors_line(where),
         "",
         f"{met} of {len(measured)} goals met"
         + (f"; {len(failed)} script(s) did not report ({', '.join(failed)})." if failed else "."),
@@ -164,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     if not chosen:
         print("run_all: no benchmark scripts selected", file=sys.stderr)
         return 2
-    where = machine()
+    where = {**machine(), "floors_start": floors()}
     results = []
     with tempfile.TemporaryDirectory(prefix="memsim-run-all-") as tmp:
         for path in chosen:
@@ -174,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             met = sum(bool(g.get("ok")) for g in r["goals"])
             state = f"FAILED ({r['failed']})" if r["failed"] else f"{met}/{len(r['goals'])} met"
             print(f"run_all: {path.name}: {state}, {r['seconds']:.0f} s", file=sys.stderr, flush=True)
+    where["floors_end"] = floors()
     shown = " ".join(["python benchmarks/run_all.py", *(argv if argv is not None else sys.argv[1:])])
     page = markdown(results, where, shown)
     a.out.parent.mkdir(parents=True, exist_ok=True)

@@ -335,6 +335,8 @@ def test_run_all_reports_every_script_and_a_failed_one_as_a_row(tmp_path) -> Non
     assert "(`silent.failed`)" in page and "exited 0 but wrote no --json file" in page
     assert "1 of 1 goals met; 2 script(s) did not report (bench_broken.py, bench_silent.py)." in page
     assert "Machine: " in page and "CPUs" in page
+    assert "Floors (at the start and at the end of the run" in page
+    assert " M events/s; tiktoken cl100k " in page and " MB/s. " in page
 
 
 def test_a_benchmark_goal_is_met_as_its_target_reads(monkeypatch: pytest.MonkeyPatch) -> None:

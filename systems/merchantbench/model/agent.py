@@ -40,6 +40,7 @@ from systems.merchantbench.model.history import (
     group_trim,
     is_maintenance,
     part_kind,
+    release_budget,
 )
 from systems.merchantbench.model.llm import LLM_ERRORS, LLMFailure, classify_llm_error
 from systems.merchantbench.model.server import MerchantEnv
@@ -720,6 +721,7 @@ class ReactAgent:
         t = self._t = self.env.t
         self._calls_this_step = 0
         self._needed = frozenset(needed)
+        self.history.release(release_budget(self.config, self.variant, self.keep_log))
         len0 = len(self.history)
         self.seen_parts, self.seen_estimate = [], 0
         self._ids_sent = set()

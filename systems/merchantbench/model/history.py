@@ -10,15 +10,23 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from sim.text import extract_facts
-from sim.tokens import count_tokens_uncached
+from sim.tokens import count_tokens_uncached, text_cache
+from sim.variant import Variant
 from systems.merchantbench.model.constants import MAINTENANCE_PREFIX
 from systems.merchantbench.model.estimate import (
     message_token_estimate,
     provider_text,
     sanitize_message_for_llm,
+)
+from systems.merchantbench.state import (
+    EMPTY_REQUEST,
+    GROUP_TRIM,
+    PROVIDER_BUDGET,
+    SAVE_BEFORE_COMPACT,
+    ReactConfig,
 )
 
 
@@ -55,6 +63,46 @@ def part_kind(message: dict[str, Any]) -> str:
 
 _facts_of = extract_facts.__wrapped__  # uncached: the history caches each message's facts itself
 
+MESSAGE_TOKEN_CACHE_BYTES = 8 << 20
+"""The byte budget of the histories' own count cache (:func:`_message_tokens`)."""
+_message_tokens = text_cache(MESSAGE_TOKEN_CACHE_BYTES)(count_tokens_uncached)
+"""A message's cl100k count, cached apart from :func:`sim.tokens.count_tokens`: a history counts each
+message once, but a claim's search runs the same drawn messages again in example after example (the
+silent slide counted 62 MB of text, of which 5.7 MB distinct); a long bench cell's texts, each counted
+once, then fill only this cache, not the one the designs of a seed share."""
+
+
+class Released:
+    """What stands in :attr:`History.msgs` and :attr:`History.sent` for a message whose text was let go
+    (:meth:`History.release`): not a dict, and any read of it raises, so a reader that reaches past the
+    horizon fails loudly instead of reading a wrong message (identity tests, ``m is msgs[i]``, still work;
+    ``json.dumps`` raises ``TypeError``)."""
+
+    __slots__ = ()
+
+    def _gone(self, *_: Any, **__: Any) -> Any:
+        raise AssertionError("a released message was read: History.release's horizon is wrong")
+
+    get = __getitem__ = __contains__ = __iter__ = __len__ = keys = values = items = _gone
+
+
+RELEASED: dict[str, Any] = cast("dict[str, Any]", Released())
+"""The one stand-in for every released message."""
+
+TEXT_KEEPERS = (SAVE_BEFORE_COMPACT, GROUP_TRIM, PROVIDER_BUDGET, EMPTY_REQUEST)
+"""Variants with a reader of old history that :meth:`History.release` does not bound: ``save-before-
+compact`` saves (and counts) everything a compaction drops; the group trim and the provider budget look
+back for the last observation and over whole groups."""
+
+
+def release_budget(config: ReactConfig, variant: Variant, keep_log: bool) -> int:
+    """The budget past which :meth:`History.release` may let the history's text go: the larger of the
+    request window and the compaction's keep (the two trims the faithful loop makes), or 0 (keep
+    everything) when a claim log or a variant in :data:`TEXT_KEEPERS` reads old history."""
+    if keep_log or any(variant.has(v) for v in TEXT_KEEPERS):
+        return 0
+    return max(config.context_window, config.keep)
+
 
 class History:
     """``self.history`` (MEM-OBJ-history) with everything a hop needs kept as it changes, so a hop costs
@@ -74,8 +122,8 @@ class History:
     """
 
     __slots__ = (
-        "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_fx", "_parts", "_special", "_wfacts", "_wids",
-        "_win", "base", "costs", "kinds", "msgs", "sent",
+        "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_free", "_fx", "_parts", "_special", "_wfacts",
+        "_wids", "_win", "base", "costs", "kinds", "msgs", "sent",
     )  # fmt: skip
 
     def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
@@ -96,6 +144,7 @@ class History:
         self._wfacts: Counter[str] = Counter()
         self._wids: frozenset[str] | None = None  # the window's ids while no id has entered or left it
         self._win = (0, 0)
+        self._free = 0  # absolute: the messages before it are released
         for m in messages:
             self.append(m)
 
@@ -130,7 +179,7 @@ class History:
 
     def _measure(self, i: int) -> None:
         text = self.part(i)
-        self._ex[i] = count_tokens_uncached(text)
+        self._ex[i] = _message_tokens(text)
         self._fx[i] = _facts_of(text)
 
     def exact(self, i: int) -> int:
@@ -305,6 +354,55 @@ class History:
         for m in new:
             self.append(m)
 
+    # -- memory --------------------------------------------------------------------------------------
+    def release(self, budget: int) -> int:
+        """Let go of the text of the messages no later read can reach (call at a step's start, with
+        :func:`release_budget`): their dicts in :attr:`msgs` and :attr:`sent` become :data:`RELEASED`,
+        their fact ids and exact counts are dropped and their costs read 0; their kinds and the prefix sums
+        of the costs stay (:attr:`total` and the trims read those). Returns the number of messages now
+        released. Upstream's history holds every message (the silent slide:
+        at a window below T the compaction never fires), but nothing reads a message's text once both
+        trims (window, keep) start after it, so a long run's memory stays flat.
+
+        The horizon is the earliest of: the start of the trim at *budget* plus the last tool block's cost
+        (a Forbidden redaction rewrites that block, which can lower its cost and move later trims back by
+        at most that much); the last tool block's start (the redaction's backward scan); the last
+        window whose fact ids are kept as a sliding count. The step's own messages come after it, so a
+        425's truncation back to the step's start cannot move a trim before it. Budget 0 releases nothing.
+        """
+        n, base = len(self.msgs), self.base
+        lo = max(0, self._free - base)
+        if budget <= 0 or n == 0:
+            return lo
+        msgs, costs = self.msgs, self.costs
+        i = n - 1
+        while i >= lo and msgs[i].get("role") != "tool":
+            i -= 1
+        block = 0
+        while i >= lo and msgs[i].get("role") == "tool":
+            block += costs[i]
+            i -= 1
+        horizon = min(self._suffix_start(budget + block), i + 1)
+        if self._win[1] > self._win[0]:
+            horizon = min(horizon, self._win[0] - base)
+        if horizon <= lo:
+            return lo
+        if self._evalid < horizon:  # exact sums start at or after the horizon: carry the prefix sum over
+            prev = self._ecum[self._evalid - 1] if self._evalid else self._ecum0
+            self._ecum[self._evalid : horizon] = [prev] * (horizon - self._evalid)
+            self._evalid = horizon
+        ex, fx, ecum = self._ex, self._fx, self._ecum
+        for k in range(lo, horizon):
+            msgs[k] = self.sent[k] = RELEASED
+            ex[k] = fx[k] = None
+            costs[k] = 0  # the prefix sums keep the costs; a small int is shared, not allocated
+        for k in range(lo, min(horizon - 1, len(ecum))):
+            ecum[k] = 0  # an exact sum reads at most the entry just before the horizon
+        self._free = base + horizon
+        for key in [k for k in self._parts if k < self._free]:
+            del self._parts[key]
+        return horizon
+
     # -- the trim --------------------------------------------------------------------------------------
     def trim_start(self, budget: int) -> tuple[int, int]:
         """Where upstream's trim at *budget* starts, and the kept total: the longest suffix whose cost is
@@ -315,15 +413,21 @@ class History:
             return n, 0
         if n == 0:
             return 0, 0
-        cum, end = self._cum, self._cum[-1]
-        target = end - budget
-        start = 0 if self._cum0 >= target else min(n - 1, bisect_left(cum, target) + 1)
-        total = end - (cum[start - 1] if start else self._cum0)
+        start = self._suffix_start(budget)
+        cum = self._cum
+        total = cum[-1] - (cum[start - 1] if start else self._cum0)
         msgs = self.msgs
         while start < n and msgs[start].get("role") == "tool":
             total -= self.costs[start]
             start += 1
         return start, total
+
+    def _suffix_start(self, budget: int) -> int:
+        """The start of the longest suffix whose cost is within *budget* > 0 (the newest message even when
+        it alone is over), by bisection over the prefix sums; leading tool messages not yet dropped."""
+        n, cum = len(self.msgs), self._cum
+        target = cum[-1] - budget
+        return 0 if self._cum0 >= target else min(n - 1, bisect_left(cum, target) + 1)
 
     def trim(self, budget: int) -> list[dict[str, Any]]:
         """``_trim_messages_to_token_budget(history, budget)`` over the cached costs."""
