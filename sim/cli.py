@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -329,89 +328,15 @@ def claims(
     ] = "local",
 ) -> None:
     """Run every claim four ways: faithful and off must fail (shrunk), fixed and all fixes combined must hold."""
-    from sim import claims as cl
-    from sim import ledger, search
-    from sim.outputs import Outputs
+    from sim.ledger_cli import run_claims
 
-    search.check_profile(profile)
-    if not exhaustive:
-        for value, flag in (
-            (scope, "--scope"),
-            (resume, "--resume"),
-            (executor != "local" or None, "--executor"),
-        ):
-            if value is not None:
-                raise UsageError(f"{flag} needs --exhaustive")
-    outputs = Outputs()
-    for p, what in ((json_out, "--json"), (markdown, "--markdown"), (html, "--html")):
-        if p is not None:
-            outputs.file(p, what)
-    if save is not None:
-        outputs.dir(save, "--save")
-    selected = ledger.select(system, claim)  # validate before the long run
-    bound = None
-    if exhaustive:
-        from sim.exhaustive.run import run_ledger
-
-        bound = "declared scopes" if scope is None else f"scope {scope}"
-        rows = run_ledger(
-            selected, scope, workers=workers, executor=executor, resume=resume, profile=profile, seed=seed,
-            progress=_is_tty(),
-        )  # fmt: skip
-        results = [(r, _exhaustive_outcomes(r)) for r in rows]
-    else:
-        results = ledger.run_all(
-            system, profile, [c.id for c in selected], seed, progress=_is_tty(), workers=workers
-        )
-        rows = [r for r, _ in results]
-    with outputs.transaction():
-        doc = ledger.to_json(rows, profile=profile, seed=seed, exhaustive=bound)
-        if json_out is not None:
-            outputs.write_text(json_out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
-        if markdown is not None:
-            outputs.write_text(
-                markdown, ledger.markdown_table(rows, profile=profile, seed=seed, exhaustive=bound)
-            )
-        if html is not None:
-            from sim.report import render_claims
-
-            outputs.write_text(html, render_claims(doc))
-        saved = 0
-        if save is not None:
-            for row, outcomes in results:
-                c = cl.get(row.claim)
-                for direction in (cl.FAITHFUL, cl.OFF):
-                    o = outcomes.get(direction)
-                    if o is not None and o.passed:
-                        name = row.claim if direction == cl.FAITHFUL else f"{row.claim}.{direction}"
-                        outputs.write_text(
-                            save / f"{name}.json", cl.save_example(c, o, direction).dumps() + "\n"
-                        )
-                        saved += 1
-    report_console(220).print(ledger.render_table(rows))
-    typer.echo(ledger.headline(rows, profile, seed, bound))
-    for p in outputs_written(json_out, markdown, html):
-        sys.stderr.write(f"wrote {p}\n")
-    if save is not None:
-        sys.stderr.write(f"{saved} example(s) saved in {save}\n" if saved else "no counterexample to save\n")
-    if not all(r.as_expected for r in rows):
+    ok = run_claims(
+        system=system, profile=profile, claim=claim, json_out=json_out, markdown=markdown, save=save,
+        html=html, seed=seed, workers=workers, exhaustive=exhaustive, scope=scope, resume=resume,
+        executor=executor, progress=_is_tty(),
+    )  # fmt: skip
+    if not ok:
         raise VerdictFailed()
-
-
-def _exhaustive_outcomes(row: Any) -> dict[str, Any]:
-    """An exhaustive row's minimal counterexamples as outcomes, for ``--save``."""
-    from sim import claims as cl
-    from sim import search
-
-    c = cl.get(row.claim)
-    out = {}
-    for name, d in row.directions.items():
-        if d.first_counterexample is not None and not cl.EXPECT_HOLDS[name]:
-            out[name] = search.Outcome(
-                row.claim, name, d.ok, d.examples, d.seconds, row.seed, c.decode(d.first_counterexample),
-                d.summary, d.detail,
-            )  # fmt: skip
-    return out
 
 
 def outputs_written(*paths: Path | None) -> list[Path]:
