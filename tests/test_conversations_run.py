@@ -211,25 +211,24 @@ def test_answer_in_context_skips_abstention(instance):
     assert Scorer(instance).score(q2, "x", 1000, ("a mixed case b",), 3)["answer_in_context"] == 1
 
 
-def _fake_file(monkeypatch, instances):
-    monkeypatch.setattr(conv, "_iter_instances", lambda kind, path: iter(instances))
-    monkeypatch.setattr(conv, "_stamp", lambda path: (0, 0, 0))
-    conv._CURSOR.clear()
+def test_workers_and_determinism(tmp_path):
+    """--workers 2 gives the rows one worker gives, and a second run gives them again.
 
+    The instances are a real LongMemEval-shaped file (a monkeypatched reader would not reach a worker
+    forked before the patch: bench workers may be forked once and reused)."""
+    from sim.conversations.synth import longmemeval_instance
 
-def test_workers_and_determinism(monkeypatch):
-    """--workers 2 gives the rows one worker gives, and a second run gives them again."""
-    instances = [make_instance(i, sessions=6, turns=6, words=48, questions=2) for i in range(3)]
-    _fake_file(monkeypatch, instances)
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([longmemeval_instance(7, k, 6, 6) for k in range(3)]))
     specs = parse_designs("rsiagent,tracecraft")
 
     def strip(rows):
         return [{k: r[k] for k in QUESTION_COLUMNS} for r in rows]
 
-    one = conv.run_conversations(specs, [2000, 8000], "longmemeval", "/fake")
-    assert len(one) == 3 * 2 * 2 * (2 + 3)  # instances × questions × windows × (designs + baselines)
-    two = conv.run_conversations(specs, [2000, 8000], "longmemeval", "/fake", workers=2)
-    again = conv.run_conversations(specs, [2000, 8000], "longmemeval", "/fake")
+    one = conv.run_conversations(specs, [2000, 8000], "longmemeval", str(path))
+    assert len(one) == 3 * 2 * (2 + 3)  # instances × windows × (designs + baselines), one question each
+    two = conv.run_conversations(specs, [2000, 8000], "longmemeval", str(path), workers=2)
+    again = conv.run_conversations(specs, [2000, 8000], "longmemeval", str(path))
     assert strip(one) == strip(two) == strip(again)
 
 
