@@ -378,11 +378,14 @@ class History:
         i = n - 1
         while i >= lo and msgs[i].get("role") != "tool":
             i -= 1
-        block = 0
-        while i >= lo and msgs[i].get("role") == "tool":
-            block += costs[i]
-            i -= 1
-        horizon = min(self._suffix_start(budget + block), i + 1)
+        block, tool_start = 0, n
+        if i >= lo:  # else no tool message since the last release, so none at all (the last block is never
+            # released): no redaction can rewrite one, and the scan need not stop the horizon
+            while i >= lo and msgs[i].get("role") == "tool":
+                block += costs[i]
+                i -= 1
+            tool_start = i + 1
+        horizon = min(self._suffix_start(budget + block), tool_start)
         if self._win[1] > self._win[0]:
             horizon = min(horizon, self._win[0] - base)
         if horizon <= lo:
