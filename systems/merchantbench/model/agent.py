@@ -530,7 +530,7 @@ class ReactAgent:
                 estimate=est,
                 needed=self._needed,
                 kinds=kinds,
-                breakpoints=self.cache_breakpoints(parts),
+                breakpoints=self.cache_breakpoints(parts) if self.sim.cache is not None else None,
                 t=self.env.t,
                 pending=self.compaction_pending,
                 dropped=self.dropped,
