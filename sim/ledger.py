@@ -158,15 +158,20 @@ def run_claim(claim: cl.Claim, profile: str, seed: int) -> tuple[Row, dict[str, 
     t0 = time.perf_counter()
     row = new_row(claim, seed)
     outcomes: dict[str, search.Outcome] = {}
+    holding = tuple(d for d in cl.DIRECTIONS if cl.EXPECT_HOLDS[d])
     for name in cl.DIRECTIONS:
-        o = search.run_direction(claim, name, profile, seed)
-        outcomes[name] = o
+        if name in holding:  # fixed and combined: one search checks both (search.check_holds_together)
+            if name not in outcomes:
+                outcomes.update(search.check_holds_together(claim, holding, profile, seed))
+            o = outcomes[name]
+        else:
+            o = outcomes[name] = search.run_direction(claim, name, profile, seed)
         row.directions[name] = Direction(
             name, o.passed, o.examples, round(o.seconds, 3),
             claim.encode(o.example) if o.example is not None else None, o.summary, o.detail,
         )  # fmt: skip
     row.seconds = round(time.perf_counter() - t0, 3)
-    return row, outcomes
+    return row, {d: outcomes[d] for d in cl.DIRECTIONS}
 
 
 def _run_one(args: tuple[str, str, int]) -> tuple[Row, dict[str, search.Outcome]]:
@@ -204,20 +209,28 @@ def run_all(
     search.check_profile(profile)
     selected = select(system, only)
     results: dict[str, tuple[Row, dict[str, search.Outcome]]] = {}
-    with progress_bar("claims", len(selected), enabled=progress) as (bar, task):
-        if workers <= 1:
+    if workers <= 1:
+        with progress_bar("claims", len(selected), enabled=progress) as (bar, task):
             for c in selected:
                 bar.update(task, description=f"claims: {c.id}")
                 results[c.id] = run_claim(c, profile, seed)
                 bar.advance(task)
-        else:
-            from sim.pool import ordered_pool
+        return [results[c.id] for c in selected]
+    from sim.pool import ordered_pool
 
-            # Longest first (slow claims declare it): two workers finish together.
-            order = sorted(selected, key=lambda c: not c.slow)
-            for res in ordered_pool(_run_one, [(c.id, profile, seed) for c in order], workers):
+    # The workers are forks of this process, made before the progress bar's thread starts and after
+    # what every task needs is loaded (the designs, their claims, Hypothesis): none repeats that start-up.
+    search.use_private_home()
+    # Longest first (the claims that declare it): two workers finish together.
+    order = sorted(selected, key=lambda c: not c.slow)
+    rows = ordered_pool(_run_one, [(c.id, profile, seed) for c in order], workers, fork=True)
+    try:
+        with progress_bar("claims", len(selected), enabled=progress) as (bar, task):
+            for res in rows:
                 results[res[0].claim] = res
                 bar.advance(task)
+    finally:
+        rows.close()
     return [results[c.id] for c in selected]
 
 

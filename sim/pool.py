@@ -19,7 +19,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
@@ -146,17 +146,47 @@ def terminate(pool: ProcessPoolExecutor) -> None:
             writer.close()
 
 
-def ordered_pool(fn: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
-    """Run ``fn(item)`` for every item in *workers* fresh processes; yield results as they finish.
+def ordered_pool(
+    fn: Callable[[T], R], items: Sequence[T], workers: int, *, fork: bool = False
+) -> PoolResults[R]:
+    """Run ``fn(item)`` for every item in *workers* processes; yield results as they finish.
 
     Workers start from a clean interpreter (``forkserver``), not from a fork of the parent, so a
-    worker's caches hold only what its own tasks put there.
+    worker's caches hold only what its own tasks put there. With *fork* they are forks of this process
+    where :func:`_context` finds that safe, started **now**, before this returns: the caller imports what
+    the tasks need first (the workers then skip their start-up) and calls this before it starts a
+    thread such as a progress bar. Iterating starts nothing more; :meth:`close` on the iterator stops the
+    workers if the results are never read.
     """
-    pool = executor(workers)
+    pool = executor(workers, fork=fork)
     pending: set[Future[R]] = set()
     try:
-        with quiet_children():  # the fork server, the resource tracker and the workers start here
+        with forking(pool), quiet_children():  # the fork server, the resource tracker and the workers
             pending = {pool.submit(fn, item) for item in items}
+    except BaseException:
+        terminate(pool)
+        raise
+    return PoolResults(pool, _results(pool, pending))
+
+
+class PoolResults(Iterator[R]):
+    """:func:`ordered_pool`'s results; :meth:`close` stops the workers if they were never read."""
+
+    def __init__(self, pool: ProcessPoolExecutor, results: Generator[R, None, None]) -> None:
+        self._pool, self._results, self._started = pool, results, False
+
+    def __next__(self) -> R:
+        self._started = True
+        return next(self._results)
+
+    def close(self) -> None:
+        if not self._started:
+            terminate(self._pool)
+        self._results.close()
+
+
+def _results(pool: ProcessPoolExecutor, pending: set[Future[R]]) -> Generator[R, None, None]:
+    try:
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:

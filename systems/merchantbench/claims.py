@@ -73,6 +73,7 @@ CLAIMS: list[Claim] = [
         cc.cache_check,
         fixes=(ALIGNED_TRIM,),
         off=(CACHE_BREAKPOINTS_OFF,),
+        slow=True,
         example_type=cc.CacheExample,
     ),
     _claim(
@@ -87,6 +88,7 @@ CLAIMS: list[Claim] = [
         cx.suffix_check,
         fixes=(SAVE_BEFORE_COMPACT,),
         off=(COMPACTION_OFF,),
+        slow=True,
         example_type=cx.SuffixExample,
     ),
     _claim(
@@ -102,6 +104,7 @@ CLAIMS: list[Claim] = [
         cx.orphan_check,
         fixes=(GROUP_TRIM,),
         off=(READ_EMPTY,),
+        slow=True,
         example_type=cx.OrphanExample,
     ),
     _claim(
@@ -117,6 +120,7 @@ CLAIMS: list[Claim] = [
         cx.large_save_check,
         fixes=(GROUP_TRIM,),
         off=(COMPACTION_OFF,),
+        slow=True,
         example_type=cx.LargeSaveExample,
     ),
     _claim(
@@ -147,6 +151,7 @@ CLAIMS: list[Claim] = [
         cx.slide_check,
         fixes=(TRIGGER_UNTRIMMED,),
         off=(REMINDER_OFF,),
+        slow=True,
         example_type=cx.SlideExample,
     ),
     _claim(

@@ -67,6 +67,7 @@ CLAIMS: list[Claim] = [
         caching.cache_check,
         fixes=(FIX_QUESTION_LAST,),
         off=(OFF_LOADER_EMPTY,),
+        slow=True,
         example_type=caching.CACHE,
         summarize=lambda e: f"{e['steps']} ingest+query steps of {e['chars']} characters",
     ),
@@ -155,6 +156,7 @@ CLAIMS: list[Claim] = [
         wiki.index_check,
         fixes=(FIX_BOUNDED_INDEX,),
         off=(OFF_LOADER_EMPTY,),
+        slow=True,
         example_type=wiki.INDEX,
         summarize=lambda e: (
             f"{len(e['ops'])} ops {e['ops']}, max_files={e['max_files']}, budget={e['budget']} chars"

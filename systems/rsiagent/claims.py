@@ -77,6 +77,7 @@ CLAIMS: list[Claim] = [
         waves.check_wave_lost_update,
         counterfactuals=("push-at-wave-start",),
         off=("commit-off",),
+        slow=True,
         example_type=waves.WaveExample,
     ),
     _claim(
@@ -89,6 +90,7 @@ CLAIMS: list[Claim] = [
         waves.check_wave_stale,
         fixes=("wave-sibling-check",),
         off=("commit-off",),
+        slow=True,
         example_type=waves.StaleWaveExample,
     ),
     _claim(
@@ -133,6 +135,7 @@ CLAIMS: list[Claim] = [
         caching.check_cache,
         fixes=("append-only-worklog",),
         off=("fold-off",),
+        slow=True,
         example_type=caching.CacheExample,
     ),
     _claim(
