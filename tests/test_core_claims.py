@@ -87,6 +87,52 @@ def test_a_fix_that_does_not_hold_is_reported_with_its_example() -> None:
     assert out.detail == "total 10 >= 10"
 
 
+def test_fixed_and_combined_share_one_search_that_sees_the_same_examples() -> None:
+    """One search checks both holding directions: each sees exactly the examples, in the order, that a
+    search of its own draws (the ledger relies on it to halve Hypothesis' share)."""
+    seen: dict[str, list[list[int]]] = {cl.FIXED: [], cl.COMBINED: []}
+
+    def recording(direction_of: dict[Variant, str]):
+        def check_and_record(sim: Simulation, xs: list[int], variant: Variant) -> cl.Verdict:
+            seen[direction_of[variant]].append(list(xs))
+            return check(sim, xs, variant)
+
+        return check_and_record
+
+    claim = make_claim()
+    direction_of = {claim.variant(d): d for d in (cl.FIXED, cl.COMBINED)}
+    together = search.check_holds_together(
+        make_claim(check=recording(direction_of)), (cl.FIXED, cl.COMBINED), "ci"
+    )
+    shared = {d: list(v) for d, v in seen.items()}
+    for d in seen:
+        seen[d].clear()
+    alone = {d: search.check_holds(make_claim(check=recording(direction_of)), "ci", 0, d) for d in seen}
+
+    assert shared[cl.FIXED] == shared[cl.COMBINED] == seen[cl.FIXED] == seen[cl.COMBINED]
+    assert len(shared[cl.FIXED]) == 100
+    for d in (cl.FIXED, cl.COMBINED):
+        assert together[d].passed and alone[d].passed
+        assert together[d].examples == alone[d].examples == 100
+
+
+def test_a_shared_search_that_fails_reports_each_direction_as_alone() -> None:
+    """When one holding direction fails, each is run on its own: the failure is shrunk and reported
+    exactly as a separate search reports it, and the other direction still holds."""
+    claim = make_claim(fixes=("other-fix",))  # fixed fails (other-fix does not clamp); combined holds
+    together = search.check_holds_together(claim, (cl.FIXED, cl.COMBINED), "ci")
+    alone = {d: search.check_holds(claim, "ci", 0, d) for d in (cl.FIXED, cl.COMBINED)}
+
+    assert not together[cl.FIXED].passed and together[cl.FIXED].example == [10]
+    assert together[cl.COMBINED].passed
+    for d in alone:
+        assert (together[d].passed, together[d].example, together[d].examples, together[d].detail) == (
+            alone[d].passed, alone[d].example, alone[d].examples, alone[d].detail,
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="must fail"):
+        search.check_holds_together(claim, (cl.FIXED, cl.OFF), "ci")
+
+
 def test_a_property_that_accepts_the_off_switch_is_reported() -> None:
     """An off direction that finds nothing means the property cannot tell a fix from deleting the feature."""
 
