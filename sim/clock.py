@@ -24,6 +24,7 @@ EPOCH_NS = 1_767_571_200 * 1_000_000_000
 #: The earliest and latest readings a clock represents, in Unix nanoseconds (1970-01-01 to 2262-04-11).
 MIN_NS, MAX_NS = 0, 2**63 - 1
 _RANGE = "1970-01-01 to 2262-04-11 UTC"
+_DAY_NS = 86_400 * 1_000_000_000
 
 
 class ClockRange(UsageError):
@@ -45,6 +46,8 @@ class AgentClock:
             )
         self.drift = drift
         self.offset_ns = 0
+        self._last_ns, self._last = -1, _dt.datetime.min  # the last datetime() reading
+        self._day, self._day_text = -1, ""  # the last date() reading
         self.skew(offset_s)
 
     def skew(self, offset_s: float) -> None:
@@ -80,16 +83,24 @@ class AgentClock:
         return self.ns() / 1_000_000_000
 
     def datetime(self) -> _dt.datetime:
-        """An aware UTC datetime, microsecond precision."""
+        """An aware UTC datetime, microsecond precision (the last reading's is remembered: a model reads
+        its clock several times at one simulation time)."""
         ns = self.ns()
-        return _dt.datetime.fromtimestamp(ns // 1_000_000_000, _dt.UTC).replace(
-            microsecond=(ns % 1_000_000_000) // 1000
-        )
+        if ns != self._last_ns:
+            self._last = _dt.datetime.fromtimestamp(ns // 1_000_000_000, _dt.UTC).replace(
+                microsecond=(ns % 1_000_000_000) // 1000
+            )
+            self._last_ns = ns
+        return self._last
 
     def iso(self) -> str:
         """``datetime.now(timezone.utc).isoformat()``: e.g. ``2026-01-05T00:00:01.500000+00:00``."""
         return self.datetime().isoformat()
 
     def date(self) -> str:
-        """The local (UTC) date as ``YYYY-MM-DD``."""
-        return self.datetime().strftime("%Y-%m-%d")
+        """The local (UTC) date as ``YYYY-MM-DD`` (the last day's text is remembered)."""
+        day = self.ns() // _DAY_NS
+        if day != self._day:
+            self._day_text = self.datetime().strftime("%Y-%m-%d")
+            self._day = day
+        return self._day_text

@@ -67,7 +67,8 @@ from pathlib import Path
 from typing import Any, overload
 
 from sim.errors import UsageError
-from sim.tracefacts import FactFrameReader, FactFrames
+from sim.jsontext import record_json
+from sim.tracefacts import FactFrameReader, FactFrames, fact_set
 from sim.tracefacts import FactSet as FactSet
 from sim.tracefacts import decode_facts as decode_facts
 from sim.tracefacts import encode_facts as encode_facts
@@ -98,13 +99,9 @@ def astuple(record: Any) -> tuple[Any, ...]:
     return tuple(getattr(record, k) for k in record.__dataclass_fields__)
 
 
-#: The one encoder of every detail, meta value and id list (what ``json.dumps(value, ensure_ascii=False,
-#: sort_keys=True, default=str)`` builds on each call; made once, the same bytes).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
-
-
-def _json(value: Any) -> str:
-    return _ENCODER.encode(value)
+#: The one encoder of every detail, meta value and id list: ``json.dumps(value, ensure_ascii=False,
+#: sort_keys=True, default=str)``, its C encoder made once (:mod:`sim.jsontext`).
+_json = record_json
 
 
 @dataclass(frozen=True)
@@ -206,6 +203,12 @@ class TraceData:
     requests: list[RequestRecord] = field(default_factory=list)
 
 
+#: A request of at most this many fact ids, in a trace that writes no file, gets its set made directly
+#: (one sort); a larger one goes through :class:`~sim.tracefacts.FactFrames`, whose deltas cost O(change)
+#: for a request that carries nearly its stream's previous set. The record is the same either way.
+DIRECT_FACTS = 256
+
+
 class Trace:
     """The run's trace: records kept in memory (``keep=True``) and/or streamed to *path*."""
 
@@ -304,7 +307,10 @@ class Trace:
         """Record one model request (its facts written as :class:`~sim.tracefacts.FactFrames` says)."""
         self._seq = seq = self._seq + 1
         ids = facts if type(facts) is frozenset else frozenset(facts)
-        column, full = self._facts.encode(ids, (system, agent, route), seq)
+        if self._db is None and len(ids) <= DIRECT_FACTS:  # no column is written: the set is enough
+            column, full = "", fact_set(ids)
+        else:
+            column, full = self._facts.encode(ids, (system, agent, route), seq)
         row = (
             seq,
             float(self._now()),

@@ -22,9 +22,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-#: The encoder of every id list (``json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)``,
-#: made once: the bytes :mod:`sim.trace` writes everywhere).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
+from sim.jsontext import record_json
 
 #: Fact id to its number (-1 when the id is not the canonical ``FACT-{n:04d}`` form of a number); a
 #: memo of :func:`fact_number`, emptied when it reaches :data:`_FACT_MEMO_MAX` ids (at most about 8 MB).
@@ -238,7 +236,7 @@ class FactSet:
 
     def text(self) -> str:
         """The encoded list (:func:`encode_facts` of the same ids: the same bytes)."""
-        return _ENCODER.encode(self.items()) if self.size else "[]"
+        return record_json(self.items()) if self.size else "[]"
 
     def ids(self) -> frozenset[str]:
         """Every fact id (expanded: O(ids))."""
@@ -350,7 +348,7 @@ def _of_with_text(ids: Iterable[str], want_set: bool = True) -> tuple[FactSet, s
     k = bisect.bisect_right(nums, -1)  # non-canonical ids sort first (number -1)
     names, nums, other = names[k:], nums[k:], names[:k]
     full = FactSet(_runs(nums), frozenset(other), len(names) + len(other)) if want_set else EMPTY
-    return full, _ENCODER.encode(_fold(names, nums) + sorted(other))
+    return full, record_json(_fold(names, nums) + sorted(other))
 
 
 def _fold(names: list[str], nums: list[int]) -> list[str]:
@@ -462,6 +460,15 @@ class FactFrames:
         if len(self._heads) > self.STREAMS:
             del self._heads[next(iter(self._heads))]
         return text, full
+
+
+def fact_set(ids: frozenset[str]) -> FactSet:
+    """The :class:`FactSet` of *ids* as :meth:`FactFrames.encode` returns it, without a column: what a
+    trace that writes no column (records kept in memory only) needs. The ids are checked as a written
+    column checks them, so both raise alike."""
+    full = FactSet.of(ids)
+    _writable(full.other)
+    return full
 
 
 def _writable(other: frozenset[str]) -> None:

@@ -147,6 +147,18 @@ def test_clock_follows_simulation_time() -> None:
     assert c.date() == "2026-01-06"
 
 
+def test_remembered_readings_follow_time_and_skew() -> None:
+    """The clock remembers its last datetime and date; a later reading (time moved, or a skew) is new."""
+    sim = Simulation(0)
+    c = sim.clock("alice")
+    assert (c.iso(), c.date()) == ("2026-01-05T00:00:00+00:00", "2026-01-05")
+    c.skew(-1)
+    assert (c.iso(), c.date()) == ("2026-01-04T23:59:59+00:00", "2026-01-04")
+    sim.run(until=1.5)
+    assert (c.iso(), c.date()) == ("2026-01-05T00:00:00.500000+00:00", "2026-01-05")
+    assert c.datetime() is c.datetime()
+
+
 def test_skew_and_drift_faults_apply_per_agent() -> None:
     """``skew:bob=-600`` puts bob's clock ten minutes behind; ``drift:carol=0.5`` runs carol 1.5x; alice is
     unaffected."""

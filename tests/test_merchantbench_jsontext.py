@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from strategies_merchantbench import JSON_DOCS, JSON_SCALARS, JSON_TEXT, JSON_VALUES, UTF8_DOCS, UTF8_TEXT
 
 from sim.engine import Simulation
+from sim.jsontext import encoder, record_json
 from systems.merchantbench import MerchantEnv
 from systems.merchantbench.model import EOS_CALL
 from systems.merchantbench.model import jsontext as jt
@@ -263,7 +264,8 @@ COMPACT_EXAMPLES = [v for k, v in EXAMPLES.items() if "non-string keys" not in k
 
 @pytest.mark.parametrize("value", COMPACT_EXAMPLES)
 def test_compact_encoders_examples(value: Any) -> None:
-    """sorted_json and result_json, and the ASCII-only encoders they try first, write json.dumps's text."""
+    """sorted_json and result_json, the trace's record_json, and the ASCII-only encoders they try first,
+    write json.dumps's text."""
     _check_compact(value)
 
 
@@ -282,8 +284,9 @@ def test_result_json_with_any_keys_equals_json_dumps(value: Any) -> None:
 def _check_compact(value: Any) -> None:
     assert jt.sorted_json(value) == json.dumps(value, ensure_ascii=False, sort_keys=True)
     assert jt.result_json(value) == json.dumps(value, ensure_ascii=False, default=str)
-    ascii_sorted = jt._encoder(ascii_only=True, sort_keys=True, default=None)
-    ascii_result = jt._encoder(ascii_only=True, sort_keys=False, default=str)
+    assert record_json(value) == json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    ascii_sorted = encoder(ascii_only=True, sort_keys=True, default=None)
+    ascii_result = encoder(ascii_only=True, sort_keys=False, default=str)
     assert ascii_sorted(value) == json.dumps(value, ensure_ascii=True, sort_keys=True)
     assert ascii_result(value) == json.dumps(value, ensure_ascii=True, default=str)
 
