@@ -14,97 +14,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from sim.jsontext import indent_json as indent_json
+from sim.jsontext import json_str as _str
 from systems.merchantbench import faults as fp
 from systems.merchantbench.model.base import RunState
 from systems.merchantbench.model.constants import STEP_INDEX_PID, SYSTEM
 from systems.merchantbench.state import TRACES_OFF
-
-_STR_UNICODE: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
-_STR_ASCII: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
-_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
-_DEPTH = 64
-_OPEN = ["\n" + "  " * (n + 1) for n in range(_DEPTH)]  # the newline and indent before an item at level n
-_CLOSE = ["\n" + "  " * n for n in range(_DEPTH)]  # the newline and indent before a closing bracket
-_SCALARS = frozenset((str, int, float, bool, type(None)))
-
-
-def _str(value: str) -> str:
-    """``encode_basestring`` (non-ASCII kept literal). The ASCII-only encoder is about three times faster
-    and writes the same text unless it wrote a ``\\u`` escape (a non-ASCII, DEL or rare control
-    character, or a false alarm on an escaped backslash before ``u``); then the text is redone."""
-    s = _STR_ASCII(value)
-    return _STR_UNICODE(value) if "\\u" in s else s
-
-
-def _flat_encoder(level: int, strings: Callable[[str], str]) -> Any:
-    """The C encoder writing a container of scalars at *level* with the indented form's separators
-    between items (the caller fixes up its brackets); None without the C accelerator."""
-    if _C_ENCODER is None:
-        return None
-    sep = "," + _OPEN[level]
-    return _C_ENCODER(None, json.JSONEncoder().default, strings, None, ": ", sep, False, False, True)
-
-
-_FLAT_ASCII = [_flat_encoder(n, _STR_ASCII) for n in range(_DEPTH)]
-_FLAT_UNICODE = [_flat_encoder(n, _STR_UNICODE) for n in range(_DEPTH)]
-
-
-def _stdlib(value: Any, level: int) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", _CLOSE[level])
-
-
-def indent_json(value: Any, level: int = 0) -> str:
-    """``json.dumps(value, indent=2, ensure_ascii=False)`` nested at *level* (every line after the first
-    indented by ``2 * level`` more spaces). A dict or list whose values are all scalars is one call of the
-    C encoder with the indented separators; a dict with other containers recurses by item; anything else
-    (scalar subclasses, non-string keys among containers, nesting past 63 levels) is the standard
-    library's own encoding, re-indented (raw newlines never occur inside JSON text, so the re-indent is
-    exact)."""
-    t = type(value)
-    if t is str:
-        return _str(value)
-    if t is dict or t is list or t is tuple:
-        if not value:
-            return "{}" if t is dict else "[]"
-        if level >= _DEPTH - 1:
-            return _stdlib(value, level)
-        items = value.values() if t is dict else value
-        flat = _FLAT_ASCII[level]
-        if flat is not None and _SCALARS.issuperset(map(type, items)):
-            s = "".join(flat(value, 0))
-            if "\\u" in s:
-                s = "".join(_FLAT_UNICODE[level](value, 0))
-            return s[0] + _OPEN[level] + s[1:-1] + _CLOSE[level] + s[-1]
-        inner = level + 1
-        body = []
-        if t is dict:
-            for k, v in value.items():
-                if type(k) is not str:
-                    return _stdlib(value, level)
-                e = _STR_ASCII(k)
-                if "\\u" in e:
-                    e = _STR_UNICODE(k)
-                if type(v) is str:
-                    s = _STR_ASCII(v)
-                    body.append(e + ": " + (_STR_UNICODE(v) if "\\u" in s else s))
-                else:
-                    body.append(e + ": " + indent_json(v, inner))
-            return "{" + _OPEN[level] + ("," + _OPEN[level]).join(body) + _CLOSE[level] + "}"
-        for v in value:
-            if type(v) is str:
-                s = _STR_ASCII(v)
-                body.append(_STR_UNICODE(v) if "\\u" in s else s)
-            else:
-                body.append(indent_json(v, inner))
-        return "[" + _OPEN[level] + ("," + _OPEN[level]).join(body) + _CLOSE[level] + "]"
-    if t is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if t is bool:
-        return "true" if value else "false"
-    return _stdlib(value, level)
-
 
 _TURN_KEYS = (
     "turn_idx",

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from sim.jsontext import indent_json
 from sim.tokens import count_tokens
 from systems.nemsy import faults as fp
 from systems.nemsy.model.base import Base
@@ -81,7 +82,10 @@ def summarize_token_log(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def _indented(value: Any, level: int) -> str:
     """``json.dumps(value, ensure_ascii=False, indent=2)`` with every line after the first indented by
-    *level* more spaces (how the value reads nested inside the whole document)."""
+    *level* more spaces (how the value reads nested inside the whole document): an even *level* is
+    :func:`sim.jsontext.indent_json`'s nesting, the same bytes mostly from the C encoder."""
+    if level % 2 == 0:
+        return indent_json(value, level // 2)
     return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + " " * level)
 
 
