@@ -31,6 +31,11 @@ class Streams:
             stream = self._streams[name] = random.Random(derive_seed(self.seed, name))
         return stream
 
+    def fresh(self, name: str) -> bool:
+        """Whether stream *name* has not been drawn from (nor handed out) yet: what it yields next is then a
+        pure function of the seed and the name."""
+        return name not in self._streams
+
     def hex(self, name: str, n: int = 8) -> str:
         """*n* lower-case hex characters from stream *name* (a stand-in for ``uuid4().hex[:n]``)."""
         return f"{self.get(name).getrandbits(4 * n):0{n}x}"

@@ -319,3 +319,24 @@ def test_large_save_at_k_30000_empties_the_history() -> None:
 
     assert (message_token_estimate(write), message_token_estimate(result)) == (32_545, 32)
     assert trim_messages_to_token_budget(msgs, 30_000) == []
+
+
+def test_claim_observations_are_remembered_only_on_a_fresh_stream() -> None:
+    """The claims' observation texts are a pure function of the seed and the sizes on a fresh stream: a
+    repeat returns the same texts and leaves the stream where making them would; a stream already drawn
+    from is not served from the memo."""
+    from sim.engine import Simulation
+    from systems.merchantbench.drivers import common
+
+    sizes = [(300, 1), (50, 0), (900, 2)]
+    common._OBS_MEMO.clear()
+    first = Simulation(3)
+    made = common.observations(first, sizes)
+    after = first.rng(common._OBS_STREAM).random()
+    again = Simulation(3)
+    assert common.observations(again, sizes) == made
+    assert again.rng(common._OBS_STREAM).random() == after
+    assert common.observations(Simulation(4), sizes) != made
+    used = Simulation(3)
+    used.rng(common._OBS_STREAM).random()
+    assert common.observations(used, sizes) != made
