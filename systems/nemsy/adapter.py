@@ -15,6 +15,11 @@ Host policy (what this adapter assumes a user of Nemsy does with the workload):
 * ``step_seconds`` of simulated time pass per step (page mtimes order the recency window); nothing is
   archived.
 
+The installation's tree is a :class:`~sim.spill.SpillTree` (issue 33): a raw source document's bytes live
+in an unlinked temp file once written, since nothing here reads one again after its ingest (the hash
+status and the ingest prompt read it once, in the same step); sizes, mtimes, operations and every request
+are those of the in-memory tree, so a long cell holds a few dozen bytes per source instead of the source.
+
 The *variant* (``memsim bench --designs nemsy:fixed``) and the knobs
 (:class:`~systems.nemsy.design.NemsyKnobs`) apply to both calls. Nemsy has no token budget: it counts
 pages, not tokens, and the index is loaded in full outside the page count. ``budget`` (the provider
@@ -41,10 +46,12 @@ from typing import Any
 
 from sim.conversations.baselines import date_text
 from sim.engine import Simulation
+from sim.spill import SpillTree
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.nemsy.design import NemsyKnobs
 from systems.nemsy.model import CHAT_PAGES, QUERY_PAGES, Nemsy, load_wiki_context
+from systems.nemsy.model.constants import RAW_DIR
 from systems.nemsy.policies import TURN_SEPARATOR, IngestResponder, VerbatimResponder
 
 
@@ -63,8 +70,10 @@ class Adapter:
         self.drawn = drawn
         self.responder = IngestResponder(rng=sim.rng("nemsy.adapter.summarizer"), lossiness=drawn.lossiness)
         k = self.knobs
+        self.tree = SpillTree(sim.clock("nemsy").seconds, spill=lambda p: p.startswith(RAW_DIR + "/"))
         self.nemsy = Nemsy(
             sim,
+            tree=self.tree,
             agent="nemsy",
             variant=variant,
             context_chars=k.context_chars,
@@ -162,7 +171,7 @@ class Adapter:
 
     def storage(self) -> StorageStats:
         """The vault, Wiki, ledger and token log: bytes stored, bytes written, file operations."""
-        tree = self.nemsy.tree
+        tree = self.tree
         return StorageStats(
             durable_bytes=tree.total_bytes(),
             bytes_written=self.nemsy.bytes_written + self.source_bytes,
