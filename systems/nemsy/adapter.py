@@ -15,10 +15,14 @@ Host policy (what this adapter assumes a user of Nemsy does with the workload):
 * ``step_seconds`` of simulated time pass per step (page mtimes order the recency window); nothing is
   archived.
 
-The installation's tree is a :class:`~sim.spill.SpillTree` (issue 33): a raw source document's bytes live
-in an unlinked temp file once written, since nothing here reads one again after its ingest (the hash
-status and the ingest prompt read it once, in the same step); sizes, mtimes, operations and every request
-are those of the in-memory tree, so a long cell holds a few dozen bytes per source instead of the source.
+The installation's tree is a :class:`~sim.spill.SpillTree` (issue 33): sizes, mtimes, operations and
+every request are those of the in-memory tree, but a long cell holds a few dozen bytes per file instead of
+the file. Raw sources and Wiki pages are spilled: their bytes move to an unlinked temp file once
+:data:`HOT_FILES` newer ones were written (an ingest reads its source in the same step; a request loads
+at most the 30 newest pages, and the ingest the 10 newest). The files that only grow or are spliced at
+their end (``ingest_log.json`` and its backup, ``token_log.json``, ``index.md``, ``log.md``) each live in
+their own temp file: the model keeps what it reads of them in memory (the ledger and token-log documents,
+the index blocks), appends read one byte of ``log.md``.
 
 The *variant* (``memsim bench --designs nemsy:fixed``) and the knobs
 (:class:`~systems.nemsy.design.NemsyKnobs`) apply to both calls. Nemsy has no token budget: it counts
@@ -51,8 +55,27 @@ from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.nemsy.design import NemsyKnobs
 from systems.nemsy.model import CHAT_PAGES, QUERY_PAGES, Nemsy, load_wiki_context
-from systems.nemsy.model.constants import RAW_DIR
+from systems.nemsy.model.constants import (
+    INDEX_FILE,
+    LEDGER_PATH,
+    LOG_FILE,
+    RAW_DIR,
+    TOKEN_LOG_PATH,
+    WIKI_DIR,
+)
 from systems.nemsy.policies import TURN_SEPARATOR, IngestResponder, VerbatimResponder
+
+#: Spilled files (raw sources and pages) kept in memory: the newest 64 steps' (one source, one page each).
+HOT_FILES = 128
+#: Files of the installation that only grow or are rewritten from a point to their end.
+TAIL_FILES = frozenset(
+    {LEDGER_PATH, LEDGER_PATH + ".bak", TOKEN_LOG_PATH, f"{WIKI_DIR}/{INDEX_FILE}", f"{WIKI_DIR}/{LOG_FILE}"}
+)
+
+
+def spilled(path: str) -> bool:
+    """A raw source or a Wiki page (not ``index.md`` or ``log.md``, which are tail files)."""
+    return path.startswith((RAW_DIR + "/", WIKI_DIR + "/")) and path not in TAIL_FILES
 
 
 class Adapter:
@@ -70,7 +93,9 @@ class Adapter:
         self.drawn = drawn
         self.responder = IngestResponder(rng=sim.rng("nemsy.adapter.summarizer"), lossiness=drawn.lossiness)
         k = self.knobs
-        self.tree = SpillTree(sim.clock("nemsy").seconds, spill=lambda p: p.startswith(RAW_DIR + "/"))
+        self.tree = SpillTree(
+            sim.clock("nemsy").seconds, spill=spilled, tail=TAIL_FILES.__contains__, hot=HOT_FILES
+        )
         self.nemsy = Nemsy(
             sim,
             tree=self.tree,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -90,7 +91,10 @@ class LedgerFile:
     whole-file rewrite) while rewriting on the tree only the bytes that changed: when the document is the
     one written last and one record was added at its end or replaced, only the text from that record on
     is rewritten (:meth:`sim.files.FileTree.write_from`); anything else is written whole. The file's bytes
-    are the same either way; :meth:`forget` after anyone else writes the file."""
+    are the same either way; :meth:`forget` after anyone else writes the file. Only each record's encoded
+    length is kept (issue 33: a long run's ledger is not held twice); a replaced record's successors are
+    encoded again from the document, which holds them unchanged (records are replaced, never edited in
+    place), so they are the bytes written before."""
 
     _HEAD = '{\n  "version": %s,\n  "files": {\n'
     _FOOT = "\n  }\n}"
@@ -103,7 +107,7 @@ class LedgerFile:
         self._doc: object = None
         self._keys: list[str] = []
         self._pos: dict[str, int] = {}
-        self._pieces: list[bytes] = []
+        self._lens = array("q")  # each record's encoded length, in order
         self._head = 0  # the bytes before the first record
         self._end = 0  # the byte offset just after the last record (where the footer starts)
 
@@ -132,11 +136,13 @@ class LedgerFile:
             tree.write_bytes(path, text, clock=clock)
             return len(text)
         head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
+        pieces = []
         for i, (k, v) in enumerate(files.items()):
             self._keys.append(k)
             self._pos[k] = i
-            self._pieces.append(self._piece(k, v))
-        body = b",\n".join(self._pieces)
+            pieces.append(self._piece(k, v))
+            self._lens.append(len(pieces[-1]))
+        body = b",\n".join(pieces)
         text = head + body + self._FOOT.encode()
         tree.write_bytes(path, text, clock=clock)
         self._doc, self._head, self._end = data, len(head), len(head) + len(body)
@@ -149,15 +155,15 @@ class LedgerFile:
         if i == len(self._keys):
             self._keys.append(key)
             self._pos[key] = i
-            self._pieces.append(piece)
+            self._lens.append(len(piece))
             start = self._end
             tail = b",\n" + piece
             self._end += len(tail)
         else:
-            start = self._head + sum(map(len, self._pieces[:i])) + 2 * i
-            self._end += len(piece) - len(self._pieces[i])
-            self._pieces[i] = piece
-            tail = b",\n".join(self._pieces[i:])
+            start = self._head + sum(self._lens[:i]) + 2 * i
+            self._end += len(piece) - self._lens[i]
+            self._lens[i] = len(piece)
+            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in self._keys[i + 1 :])])
         tail += self._FOOT.encode()
         tree.write_from(path, start, tail, clock=clock)
         return start + len(tail)
