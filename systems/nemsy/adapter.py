@@ -21,8 +21,9 @@ the file. Raw sources and Wiki pages are spilled: their bytes move to an unlinke
 :data:`HOT_FILES` newer ones were written (an ingest reads its source in the same step; a request loads
 at most the 30 newest pages, and the ingest the 10 newest). The files that only grow or are spliced at
 their end (``ingest_log.json`` and its backup, ``token_log.json``, ``index.md``, ``log.md``) each live in
-their own temp file: the model keeps what it reads of them in memory (the ledger and token-log documents,
-the index blocks), appends read one byte of ``log.md``.
+their own temp file: the model keeps what it reads of them in memory (the ledger document, the index
+blocks) but not the token log's records (``hold_token_log``: each is appended to the file), and an append
+reads one byte of ``log.md``.
 
 The *variant* (``memsim bench --designs nemsy:fixed``) and the knobs
 (:class:`~systems.nemsy.design.NemsyKnobs`) apply to both calls. Nemsy has no token budget: it counts
@@ -107,6 +108,7 @@ class Adapter:
             wiki_path=k.wiki_path,
             ingest_pages=k.ingest_pages,
         )
+        self.nemsy.hold_token_log = False  # nothing here reads the token log back
         default = CHAT_PAGES if k.route == "web_chat" else QUERY_PAGES
         self.pages = k.pages if k.pages is not None else default
         self.source_bytes = 0

@@ -169,6 +169,10 @@ class LedgerFile:
         return start + len(tail)
 
 
+#: What :class:`TokenLogFile` holds for a list it wrote and then dropped (:meth:`TokenLogFile.drop`).
+_DROPPED = object()
+
+
 class TokenLogFile:
     """Writes ``token_log.json`` as ``json.dumps(records, ensure_ascii=False, indent=2)`` while rewriting on
     the tree only the appended record (and the closing bracket) when the list written last grew by one."""
@@ -181,6 +185,22 @@ class TokenLogFile:
         self._records: object = None
         self._count = 0
         self._end = 0  # the byte offset of the closing "\n]"
+
+    def drop(self) -> None:
+        """Stop holding the list written last: its records are in the file, and :meth:`append` adds to it."""
+        if self._records is not None:
+            self._records = _DROPPED
+
+    def append(self, tree: Any, path: str, record: dict[str, Any], clock: Any) -> int | None:
+        """Append *record* to the file as :meth:`write` of the dropped list plus *record* would; returns
+        the file's new size, or None when no dropped list is known (write the whole list instead)."""
+        if self._records is not _DROPPED or not self._count:
+            return None
+        piece = f",\n  {_indented(record, 2)}\n]".encode()
+        tree.write_from(path, self._end, piece, clock=clock)
+        self._end += len(piece) - 2
+        self._count += 1
+        return self._end + 2
 
     def write(self, tree: Any, path: str, records: list[dict[str, Any]], clock: Any) -> int:
         """Write *records* to *path*; returns the file's new size."""
@@ -384,21 +404,33 @@ class Ledger(Base):
     def _record_tokens(
         self, command: str, prompt_tokens: int, response: str, model: str = DEFAULT_MODEL
     ) -> None:
-        """(MEM-OBJ-token-log) Append ``{timestamp, command, model, prompt/completion/total tokens}``."""
+        """(MEM-OBJ-token-log) Append ``{timestamp, command, model, prompt/completion/total tokens}``.
+
+        With :attr:`hold_token_log` False the records are not kept in memory after they are written: the
+        file holds them (:meth:`load_token_log` reads it back), and each new record is appended to it as
+        the whole list's rewrite would end (issue 33; the same bytes, ``bytes_written`` and operations)."""
         completion = count_tokens(response) if self.record_requests else 0
+        record = {
+            "timestamp": self.now_naive_iso(),
+            "command": command,
+            "model": model,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion,
+            "total_tokens": prompt_tokens + completion,
+        }
+        clock = self.clock.seconds
+        if not self.hold_token_log:
+            size = self._token_file.append(self.tree, TOKEN_LOG_PATH, record, clock)
+            if size is not None:
+                self.bytes_written += size
+                return
         records = self.load_token_log()
-        records.append(
-            {
-                "timestamp": self.now_naive_iso(),
-                "command": command,
-                "model": model,
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion,
-                "total_tokens": prompt_tokens + completion,
-            }
-        )
+        records.append(record)
         self._tokens_cache = records
-        self.bytes_written += self._token_file.write(self.tree, TOKEN_LOG_PATH, records, self.clock.seconds)
+        self.bytes_written += self._token_file.write(self.tree, TOKEN_LOG_PATH, records, clock)
+        if not self.hold_token_log:
+            self._tokens_cache = None
+            self._token_file.drop()
 
     def load_token_log(self) -> list[dict[str, Any]]:
         """``token_log.json`` (an invalid or non-list file reads as ``[]``)."""
