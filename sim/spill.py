@@ -28,6 +28,8 @@ from collections.abc import Callable
 
 from sim.files import MemoryTree, MtimeSource
 
+#: Above any file's length (1 TiB): a spilled file's offset and length packed in one int.
+_SPAN = 1 << 40
 #: The :attr:`MemoryTree._files` entry of a file whose bytes live in a temp file (never mutated).
 _ELSEWHERE = bytearray()
 
@@ -75,7 +77,8 @@ class SpillTree(MemoryTree):
     ) -> None:
         super().__init__(mtime)
         self._spill, self._tail, self._hot = spill, tail, max(0, hot)
-        self._cold: dict[str, tuple[int, int]] = {}  # spilled path -> (offset, length) in the shared file
+        #: spilled path -> its offset in the shared file times 2**40 plus its length (one int, not a tuple)
+        self._cold: dict[str, int] = {}
         self._recent: deque[str] = deque()  # spilled writes still in memory, oldest first
         self._tails: dict[str, tuple[int, int]] = {}  # tail path -> (its descriptor, its size)
         self._fds: set[int] = set()
@@ -96,7 +99,7 @@ class SpillTree(MemoryTree):
 
     # -- spilled files -------------------------------------------------------------------------------
     def _load(self, path: str) -> bytes:
-        offset, length = self._cold[path]
+        offset, length = divmod(self._cold[path], _SPAN)
         return _pread(self._shared, length, offset)
 
     def _warm(self, path: str) -> None:
@@ -116,7 +119,7 @@ class SpillTree(MemoryTree):
             if self._shared < 0:
                 self._shared = self._new_fd()
             _pwrite(self._shared, bytes(body), self._end)
-            self._cold[path] = (self._end, len(body))
+            self._cold[path] = self._end * _SPAN + len(body)
             self._end += len(body)
             self._files[path] = _ELSEWHERE
 
@@ -150,7 +153,7 @@ class SpillTree(MemoryTree):
         if path in self._tails:
             return self._tails[path][1]
         cold = self._cold.get(path)
-        return cold[1] if cold is not None else super()._size(path)
+        return cold % _SPAN if cold is not None else super()._size(path)
 
     def _read(self, path: str) -> bytes:
         if path in self._tails:
