@@ -109,3 +109,26 @@ def test_adapter_honours_variant_and_knobs() -> None:
     default = Adapter(Simulation(4), 8000, wl.drawn)
     first = default.step(wl.steps[0])
     assert first.route == "wiki.query" and count_tokens(first.parts[0]) == 680
+
+
+def test_long_cell_holds_only_the_hot_files_bytes(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Issue 33: the bench vault holds in memory only the bodies of its newest HOT_FILES sources and pages
+    (the rest, and the ledger, token log, index and log, live in temp files) and not the token log's
+    records, and its requests, storage and token log are those of the all-in-memory tree."""
+    import systems.nemsy.adapter as mod
+    from sim.files import MemoryTree
+
+    wl = make_workload(3, 160)
+    lean = Adapter(Simulation(3), 8000, wl.drawn)
+    reqs = [lean.step(s).parts for s in wl.steps]
+    held = [p for p, body in lean.tree._files.items() if body]  # the bodies still in memory
+    assert len(held) <= mod.HOT_FILES < 2 * len(wl.steps)
+    assert not set(held) & mod.TAIL_FILES
+    monkeypatch.setattr(mod, "SpillTree", lambda clock, **_: MemoryTree(clock))
+    whole = Adapter(Simulation(3), 8000, wl.drawn)
+    assert type(whole.nemsy.tree) is MemoryTree
+    assert [whole.step(s).parts for s in wl.steps] == reqs
+    assert lean.storage() == whole.storage()
+    assert lean.nemsy._tokens_cache is None  # the token log's records are read back from its file
+    assert lean.nemsy.load_token_log() == whole.nemsy.load_token_log()
+    assert lean.nemsy.summarize_token_log()["total_calls"] == len(wl.steps)  # one ingest a step

@@ -101,3 +101,21 @@ def test_bench_runs_the_fixed_variant_with_knobs() -> None:
             req = a.step(WorkStep(i, obs, (), None, "", "load"))
         kept[name] = "FACT-0007" in " ".join(req.parts)
     assert kept == {"faithful": False, "fixed": True}
+
+
+def test_folded_texts_are_let_go_and_requests_unchanged() -> None:
+    """Issue 33: a long cell keeps only the unfolded messages' texts (a folded one is a shared empty
+    placeholder once the WORK LOG stands in for it), and its requests are those of a loop that keeps every
+    text (``keep_folded=True``, upstream's whole history)."""
+    wl = make_workload(1, 240)
+    lean, whole = Adapter(Simulation(1), 8000, wl.drawn), Adapter(Simulation(1), 8000, wl.drawn)
+    whole.loop.keep_folded = True
+    for s in wl.steps:
+        assert lean.step(s).parts == whole.step(s).parts
+    loop = lean.loop
+    assert len(loop.folds) >= 5
+    kept = sum(1 for m in loop.history if m.content)
+    assert kept == 2 * (loop.pairs - loop.covered) < len(loop.history)
+    assert sum(1 for m in whole.loop.history if m.content) == len(whole.loop.history)
+    sizes = [len(m.content) for m in whole.loop.history]
+    assert [loop.message_chars(i) for i in range(len(sizes))] == sizes

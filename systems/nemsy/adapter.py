@@ -15,6 +15,16 @@ Host policy (what this adapter assumes a user of Nemsy does with the workload):
 * ``step_seconds`` of simulated time pass per step (page mtimes order the recency window); nothing is
   archived.
 
+The installation's tree is a :class:`~sim.spill.SpillTree` (issue 33): sizes, mtimes, operations and
+every request are those of the in-memory tree, but a long cell holds a few dozen bytes per file instead of
+the file. Raw sources and Wiki pages are spilled: their bytes move to an unlinked temp file once
+:data:`HOT_FILES` newer ones were written (an ingest reads its source in the same step; a request loads
+at most the 30 newest pages, and the ingest the 10 newest). The files that only grow or are spliced at
+their end (``ingest_log.json`` and its backup, ``token_log.json``, ``index.md``, ``log.md``) each live in
+their own temp file: the model keeps what it reads of them in memory (the ledger document, the index
+blocks) but not the token log's records (``hold_token_log``: each is appended to the file), and an append
+reads one byte of ``log.md``.
+
 The *variant* (``memsim bench --designs nemsy:fixed``) and the knobs
 (:class:`~systems.nemsy.design.NemsyKnobs`) apply to both calls. Nemsy has no token budget: it counts
 pages, not tokens, and the index is loaded in full outside the page count. ``budget`` (the provider
@@ -41,11 +51,32 @@ from typing import Any
 
 from sim.conversations.baselines import date_text
 from sim.engine import Simulation
+from sim.spill import SpillTree
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.nemsy.design import NemsyKnobs
 from systems.nemsy.model import CHAT_PAGES, QUERY_PAGES, Nemsy, load_wiki_context
+from systems.nemsy.model.constants import (
+    INDEX_FILE,
+    LEDGER_PATH,
+    LOG_FILE,
+    RAW_DIR,
+    TOKEN_LOG_PATH,
+    WIKI_DIR,
+)
 from systems.nemsy.policies import TURN_SEPARATOR, IngestResponder, VerbatimResponder
+
+#: Spilled files (raw sources and pages) kept in memory: the newest 64 steps' (one source, one page each).
+HOT_FILES = 128
+#: Files of the installation that only grow or are rewritten from a point to their end.
+TAIL_FILES = frozenset(
+    {LEDGER_PATH, LEDGER_PATH + ".bak", TOKEN_LOG_PATH, f"{WIKI_DIR}/{INDEX_FILE}", f"{WIKI_DIR}/{LOG_FILE}"}
+)
+
+
+def spilled(path: str) -> bool:
+    """A raw source or a Wiki page (not ``index.md`` or ``log.md``, which are tail files)."""
+    return path.startswith((RAW_DIR + "/", WIKI_DIR + "/")) and path not in TAIL_FILES
 
 
 class Adapter:
@@ -63,8 +94,12 @@ class Adapter:
         self.drawn = drawn
         self.responder = IngestResponder(rng=sim.rng("nemsy.adapter.summarizer"), lossiness=drawn.lossiness)
         k = self.knobs
+        self.tree = SpillTree(
+            sim.clock("nemsy").seconds, spill=spilled, tail=TAIL_FILES.__contains__, hot=HOT_FILES
+        )
         self.nemsy = Nemsy(
             sim,
+            tree=self.tree,
             agent="nemsy",
             variant=variant,
             context_chars=k.context_chars,
@@ -73,6 +108,7 @@ class Adapter:
             wiki_path=k.wiki_path,
             ingest_pages=k.ingest_pages,
         )
+        self.nemsy.hold_token_log = False  # nothing here reads the token log back
         default = CHAT_PAGES if k.route == "web_chat" else QUERY_PAGES
         self.pages = k.pages if k.pages is not None else default
         self.source_bytes = 0
@@ -162,7 +198,7 @@ class Adapter:
 
     def storage(self) -> StorageStats:
         """The vault, Wiki, ledger and token log: bytes stored, bytes written, file operations."""
-        tree = self.nemsy.tree
+        tree = self.tree
         return StorageStats(
             durable_bytes=tree.total_bytes(),
             bytes_written=self.nemsy.bytes_written + self.source_bytes,

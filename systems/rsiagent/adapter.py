@@ -47,6 +47,9 @@ Host policy assumed (not upstream):
   has no token estimator (its budgets are characters), so ``estimate`` is None.
 * Storage: the frozen bank copy, the raw transcript archive (every message appended) and the saved WORK
   LOG artifact (rewritten at each fold).
+* The loop lets a folded message's text go once the WORK LOG stands in for it (``keep_folded=False``,
+  issue 33): nothing here reads it again (a lost turn's reason needs only its length), so a long cell's
+  memory stays flat; the transcript archive is counted in bytes, as before.
 
 **Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): a user turn is the
 pending user message and the assistant turn after it is the model's reply, so each (user, assistant)
@@ -74,7 +77,7 @@ from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.rsiagent.design import Knobs
 from systems.rsiagent.model import ROLE_DEFAULTS, ActorLoop, inventory_listing
-from systems.rsiagent.model.functions import fold_input
+from systems.rsiagent.model.functions import fold_elides
 from systems.rsiagent.policies import Summarizer, VerbatimSummarizer
 from systems.rsiagent.state import LoopConfig
 
@@ -134,6 +137,7 @@ class Adapter:
             env_memory_dir="~/.memory",
             rng_name="rsiagent.adapter.summarizer",
             record_folds=False,
+            keep_folded=False,  # issue 33: a folded message's text is never read again here
         )
         # pair 0: the opening TASK message and the first (reconnaissance) reply, before the workload
         self.loop.call("PROGRAM: recon", record=False)
@@ -210,8 +214,9 @@ class Adapter:
         pair, pos = where
         for k, ev in enumerate(self.loop.folds, 1):
             if ev.first_pair <= pair < ev.first_pair + ev.pairs:
-                text = self.loop.history[2 * pair + pos].content
-                if fold_input(text) != text and not self.variant.has("complete-fold-input"):
+                # the text itself is gone (keep_folded=False): its length decides (no reasoning here)
+                elided = fold_elides(self.loop.message_chars(2 * pair + pos))
+                if elided and not self.variant.has("complete-fold-input"):
                     return f"elided-in-fold-input@fold{k}"
                 return f"folded-out-of-worklog@fold{k}"
         return "not-in-request"

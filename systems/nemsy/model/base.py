@@ -57,6 +57,9 @@ class Base:
     """
 
     pages: MtimeIndex
+    #: Whether the token log's records stay in memory once written (the benchmark adapter sets False:
+    #: a long run's log is then read back from its file when someone reads it; issue 33).
+    hold_token_log = True
     _ledger_file: LedgerFile
     _backup_file: LedgerFile
     _token_file: TokenLogFile

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,7 +95,10 @@ class LedgerFile:
     whole-file rewrite) while rewriting on the tree only the bytes that changed: when the document is the
     one written last and one record was added at its end or replaced, only the text from that record on
     is rewritten (:meth:`sim.files.FileTree.write_from`); anything else is written whole. The file's bytes
-    are the same either way; :meth:`forget` after anyone else writes the file."""
+    are the same either way; :meth:`forget` after anyone else writes the file. Only each record's encoded
+    length is kept (issue 33: a long run's ledger is not held twice); a replaced record's successors are
+    encoded again from the document, which holds them unchanged (records are replaced, never edited in
+    place), so they are the bytes written before."""
 
     _HEAD = '{\n  "version": %s,\n  "files": {\n'
     _FOOT = "\n  }\n}"
@@ -107,7 +111,7 @@ class LedgerFile:
         self._doc: object = None
         self._keys: list[str] = []
         self._pos: dict[str, int] = {}
-        self._pieces: list[bytes] = []
+        self._lens = array("q")  # each record's encoded length, in order
         self._head = 0  # the bytes before the first record
         self._end = 0  # the byte offset just after the last record (where the footer starts)
 
@@ -136,11 +140,13 @@ class LedgerFile:
             tree.write_bytes(path, text, clock=clock)
             return len(text)
         head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
+        pieces = []
         for i, (k, v) in enumerate(files.items()):
             self._keys.append(k)
             self._pos[k] = i
-            self._pieces.append(self._piece(k, v))
-        body = b",\n".join(self._pieces)
+            pieces.append(self._piece(k, v))
+            self._lens.append(len(pieces[-1]))
+        body = b",\n".join(pieces)
         text = head + body + self._FOOT.encode()
         tree.write_bytes(path, text, clock=clock)
         self._doc, self._head, self._end = data, len(head), len(head) + len(body)
@@ -153,18 +159,22 @@ class LedgerFile:
         if i == len(self._keys):
             self._keys.append(key)
             self._pos[key] = i
-            self._pieces.append(piece)
+            self._lens.append(len(piece))
             start = self._end
             tail = b",\n" + piece
             self._end += len(tail)
         else:
-            start = self._head + sum(map(len, self._pieces[:i])) + 2 * i
-            self._end += len(piece) - len(self._pieces[i])
-            self._pieces[i] = piece
-            tail = b",\n".join(self._pieces[i:])
+            start = self._head + sum(self._lens[:i]) + 2 * i
+            self._end += len(piece) - self._lens[i]
+            self._lens[i] = len(piece)
+            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in self._keys[i + 1 :])])
         tail += self._FOOT.encode()
         tree.write_from(path, start, tail, clock=clock)
         return start + len(tail)
+
+
+#: What :class:`TokenLogFile` holds for a list it wrote and then dropped (:meth:`TokenLogFile.drop`).
+_DROPPED = object()
 
 
 class TokenLogFile:
@@ -179,6 +189,22 @@ class TokenLogFile:
         self._records: object = None
         self._count = 0
         self._end = 0  # the byte offset of the closing "\n]"
+
+    def drop(self) -> None:
+        """Stop holding the list written last: its records are in the file, and :meth:`append` adds to it."""
+        if self._records is not None:
+            self._records = _DROPPED
+
+    def append(self, tree: Any, path: str, record: dict[str, Any], clock: Any) -> int | None:
+        """Append *record* to the file as :meth:`write` of the dropped list plus *record* would; returns
+        the file's new size, or None when no dropped list is known (write the whole list instead)."""
+        if self._records is not _DROPPED or not self._count:
+            return None
+        piece = f",\n  {_indented(record, 2)}\n]".encode()
+        tree.write_from(path, self._end, piece, clock=clock)
+        self._end += len(piece) - 2
+        self._count += 1
+        return self._end + 2
 
     def write(self, tree: Any, path: str, records: list[dict[str, Any]], clock: Any) -> int:
         """Write *records* to *path*; returns the file's new size."""
@@ -382,21 +408,33 @@ class Ledger(Base):
     def _record_tokens(
         self, command: str, prompt_tokens: int, response: str, model: str = DEFAULT_MODEL
     ) -> None:
-        """(MEM-OBJ-token-log) Append ``{timestamp, command, model, prompt/completion/total tokens}``."""
+        """(MEM-OBJ-token-log) Append ``{timestamp, command, model, prompt/completion/total tokens}``.
+
+        With :attr:`hold_token_log` False the records are not kept in memory after they are written: the
+        file holds them (:meth:`load_token_log` reads it back), and each new record is appended to it as
+        the whole list's rewrite would end (issue 33; the same bytes, ``bytes_written`` and operations)."""
         completion = count_tokens(response) if self.record_requests else 0
+        record = {
+            "timestamp": self.now_naive_iso(),
+            "command": command,
+            "model": model,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion,
+            "total_tokens": prompt_tokens + completion,
+        }
+        clock = self.clock.seconds
+        if not self.hold_token_log:
+            size = self._token_file.append(self.tree, TOKEN_LOG_PATH, record, clock)
+            if size is not None:
+                self.bytes_written += size
+                return
         records = self.load_token_log()
-        records.append(
-            {
-                "timestamp": self.now_naive_iso(),
-                "command": command,
-                "model": model,
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion,
-                "total_tokens": prompt_tokens + completion,
-            }
-        )
+        records.append(record)
         self._tokens_cache = records
-        self.bytes_written += self._token_file.write(self.tree, TOKEN_LOG_PATH, records, self.clock.seconds)
+        self.bytes_written += self._token_file.write(self.tree, TOKEN_LOG_PATH, records, clock)
+        if not self.hold_token_log:
+            self._tokens_cache = None
+            self._token_file.drop()
 
     def load_token_log(self) -> list[dict[str, Any]]:
         """``token_log.json`` (an invalid or non-list file reads as ``[]``)."""

@@ -157,9 +157,14 @@ def fold_input(content: object, head: int = FOLD_HEAD, tail: int = FOLD_TAIL) ->
     """Upstream ``_fold_input``: the first 1,500 and last 2,500 characters of longer content, middle
     elided."""
     s = str(content)
-    if len(s) <= head + tail:
+    if not fold_elides(len(s), head, tail):
         return s
     return s[:head] + ELISION + s[-tail:]
+
+
+def fold_elides(chars: int, head: int = FOLD_HEAD, tail: int = FOLD_TAIL) -> bool:
+    """Whether :func:`fold_input` elides the middle of a content *chars* characters long."""
+    return chars > head + tail
 
 
 def cap_worklog(text: str, max_chars: int) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -82,6 +83,10 @@ Not modeled: the streak counters behind the stalled status (the max_consec_* lim
 result carries its status)."""
 
 
+#: The shared placeholder of a folded message whose text was let go (``ActorLoop(keep_folded=False)``).
+_FOLDED = {role: Message(role, "") for role in ("user", "assistant")}
+
+
 def phase_cfg(cfg: LoopConfig) -> LoopConfig:
     """Upstream ``_phase_cfg``: practice, memory and handoff phases never fold or restart."""
 
@@ -123,7 +128,13 @@ class ActorLoop:
     context, then ``history += [pending, reply]``. Size is ``len(summary)`` plus content and reasoning of
     the unfolded messages, kept as prefix sums so a fold decision costs what it keeps. *record_folds*
     False leaves the summarizer calls out of the trace (the benchmark adapter: the harness records one
-    request per workload step).
+    request per workload step). *keep_folded* False lets the text of folded messages go once the WORK LOG
+    stands in for them (the benchmark adapter, issue 33): nothing in a segment reads a folded message again
+    while the log is non-empty (the context shows ``history[2 * covered:]``, a fold reads the oldest
+    unfolded pairs, the sizes live in the prefix sums), so each becomes a shared empty placeholder of its
+    role and the segment's memory stays flat at any length. Only :meth:`result`, a restart's
+    :func:`stalled_handoff` (``history[-60:]``) and :func:`resume` read the whole history; the adapter calls
+    none of them, so the requests are byte-identical. Upstream keeps ``history`` whole (``core/loop.py``).
     Not modeled: the Verifier bounce and the repeat and cycle detectors of ``run_attempt``; their
     ``verifier`` and ``stagnation`` memory notes are appended with :meth:`note` by the caller.
     """
@@ -143,9 +154,12 @@ class ActorLoop:
         env_memory_dir: str | None = None,
         rng_name: str = "rsiagent.summarizer",
         record_folds: bool = True,
+        keep_folded: bool = True,
     ) -> None:
         self.sim = sim
         self.record_folds = record_folds
+        self.keep_folded = keep_folded
+        self._released = 0  # pairs whose text was let go (``keep_folded`` False)
         self.cfg = cfg
         self.summarizer = summarizer
         self.instruction = instruction
@@ -156,8 +170,9 @@ class ActorLoop:
         self.env_memory_dir = env_memory_dir
         self.rng = sim.rng(rng_name)
         self.history: list[Message] = []
-        self._cum: list[int] = [0]
-        self._pair_content: list[int] = []
+        # machine integers (8 bytes each, not a 36-byte int object and its pointer): flat per message
+        self._cum = array("q", [0])
+        self._pair_content = array("q")
         self.covered = 0
         self.summary = ""
         self.entries: list[str] = []  # fixed variant ``append-only-worklog``: the log's entries, oldest first
@@ -215,6 +230,21 @@ class ActorLoop:
             self.history.append(m)
             self._cum.append(self._cum[-1] + len(m.content) + len(m.reasoning))
         self._pair_content.append(len(user.content) + len(assistant.content))
+
+    def message_chars(self, i: int) -> int:
+        """Content plus reasoning length of history message *i* (known after its text is let go)."""
+        return self._cum[i + 1] - self._cum[i]
+
+    def _release_folded(self) -> None:
+        """``keep_folded`` False: replace each folded message by its role's empty placeholder once the WORK
+        LOG is non-empty (with an empty log the context shows the whole history, so the texts stay until
+        a fold writes one; a non-empty log never becomes empty again)."""
+        if self.keep_folded or not self.summary or self._released >= self.covered:
+            return
+        h = self.history
+        for i in range(2 * self._released, 2 * self.covered):
+            h[i] = _FOLDED.get(h[i].role) or Message(h[i].role, "")
+        self._released = self.covered
 
     def size(self) -> int:
         """``len(summary)`` + content + reasoning of the unfolded messages (the pending one excluded)."""
@@ -328,6 +358,7 @@ class ActorLoop:
             seen |= extract_facts(m.content)
         lost = tuple(sorted(seen - extract_facts(rendered)))
         self.covered += n
+        self._release_folded()
         ev = FoldEvent(first, n, mode, len(self.summary), lost, self.pairs)
         self.folds.append(ev)
         self.sim.trace.op(

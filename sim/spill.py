@@ -1,0 +1,219 @@
+"""A memory file tree that keeps the bytes of chosen files in unlinked temp files (issue 33).
+
+:class:`SpillTree` is a :class:`~sim.files.MemoryTree` in every observable way (paths, bytes, mtimes,
+``ops``, errors); only where some files' bytes live differs, so a long run whose design keeps every file
+it ever wrote (a Nemsy vault: every raw source, page, ledger record and log line) holds a few dozen bytes
+per file instead of the file:
+
+* a **spilled** file (a path the *spill* predicate accepts: files written whole and then mostly left
+  alone) stays in memory while it is among the *hot* newest such writes, then its body moves to one shared
+  temp file and only its offset and length stay; a read fetches it back with one ``pread``, an append or a
+  partial rewrite first brings it back into memory;
+* a **tail** file (a path the *tail* predicate accepts: a file that only grows or has its tail rewritten,
+  such as a log or a JSON document spliced at its end) lives in its own temp file: appends and tail
+  rewrites write there, reads read there, and only its size stays in memory.
+
+Temp files are unlinked as soon as they are made and closed with the tree (:meth:`SpillTree.close`, or
+when it is collected). The shared spill file only grows (a rewritten or deleted body leaves its old bytes
+behind); it is the host's disk, not the model's.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import weakref
+from collections import deque
+from collections.abc import Callable
+
+from sim.files import MemoryTree, MtimeSource
+
+#: Above any file's length (1 TiB): a spilled file's offset and length packed in one int.
+_SPAN = 1 << 40
+#: The :attr:`MemoryTree._files` entry of a file whose bytes live in a temp file (never mutated).
+_ELSEWHERE = bytearray()
+
+
+def _never(path: str) -> bool:
+    return False
+
+
+def _close_all(fds: set[int]) -> None:
+    for fd in fds:
+        os.close(fd)
+    fds.clear()
+
+
+def _pread(fd: int, length: int, offset: int) -> bytes:
+    out = bytearray()
+    while len(out) < length:
+        chunk = os.pread(fd, length - len(out), offset + len(out))
+        if not chunk:
+            raise OSError(f"spill file ended {length - len(out)} bytes early")
+        out += chunk
+    return bytes(out)
+
+
+def _pwrite(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset + len(data) - len(view))
+        view = view[n:]
+
+
+class SpillTree(MemoryTree):
+    """A :class:`~sim.files.MemoryTree` that keeps spilled and tail files' bytes on disk (module docstring).
+
+    *spill* and *tail* pick the paths; *hot* is how many of the newest spilled writes stay in memory.
+    """
+
+    def __init__(
+        self,
+        mtime: MtimeSource | None = None,
+        *,
+        spill: Callable[[str], bool] = _never,
+        tail: Callable[[str], bool] = _never,
+        hot: int = 0,
+    ) -> None:
+        super().__init__(mtime)
+        self._spill, self._tail, self._hot = spill, tail, max(0, hot)
+        #: spilled path -> its offset in the shared file times 2**40 plus its length (one int, not a tuple)
+        self._cold: dict[str, int] = {}
+        self._recent: deque[str] = deque()  # spilled writes still in memory, oldest first
+        self._tails: dict[str, tuple[int, int]] = {}  # tail path -> (its descriptor, its size)
+        self._fds: set[int] = set()
+        self._closer = weakref.finalize(self, _close_all, self._fds)
+        self._shared = -1
+        self._end = 0
+
+    def close(self) -> None:
+        """Close (and so free) the temp files (done anyway when the tree is collected); the files whose
+        bytes lived there cannot be read afterwards."""
+        self._closer()
+
+    def _new_fd(self) -> int:
+        fd, name = tempfile.mkstemp(prefix="memsim-spill-")
+        os.unlink(name)  # anonymous from now on: the bytes go when the descriptor closes
+        self._fds.add(fd)
+        return fd
+
+    # -- spilled files -------------------------------------------------------------------------------
+    def _load(self, path: str) -> bytes:
+        offset, length = divmod(self._cold[path], _SPAN)
+        return _pread(self._shared, length, offset)
+
+    def _warm(self, path: str) -> None:
+        """Bring a spilled body back into memory (before it is appended to or partly rewritten)."""
+        if path in self._cold:
+            data = self._load(path)
+            del self._cold[path]
+            self._files[path] = bytearray(data)
+
+    def _cool(self) -> None:
+        """Move the bodies of spilled writes beyond the *hot* newest to the shared file."""
+        while len(self._recent) > self._hot:
+            path = self._recent.popleft()
+            body = self._files.get(path)
+            if body is None or body is _ELSEWHERE:
+                continue  # deleted, renamed away or already elsewhere
+            if self._shared < 0:
+                self._shared = self._new_fd()
+            _pwrite(self._shared, bytes(body), self._end)
+            self._cold[path] = self._end * _SPAN + len(body)
+            self._end += len(body)
+            self._files[path] = _ELSEWHERE
+
+    # -- tail files ----------------------------------------------------------------------------------
+    def _to_tail(self, path: str) -> int:
+        """The descriptor of tail file *path*, moving its bytes there first if they are elsewhere."""
+        got = self._tails.get(path)
+        if got is not None:
+            return got[0]
+        existing = self._read(path) if path in self._files else b""
+        if path not in self._files:
+            super()._write(path, b"", append=False)  # the path and its directories
+        self._cold.pop(path, None)
+        fd = self._new_fd()
+        _pwrite(fd, existing, 0)
+        self._tails[path] = (fd, len(existing))
+        self._files[path] = _ELSEWHERE
+        return fd
+
+    def _tail_write(self, path: str, offset: int, data: bytes) -> None:
+        """Write *data* at *offset* of tail file *path*; the file then ends with it."""
+        fd = self._to_tail(path)
+        _pwrite(fd, data, offset)
+        end = offset + len(data)
+        if end < self._tails[path][1]:
+            os.ftruncate(fd, end)
+        self._tails[path] = (fd, end)
+
+    # -- MemoryTree extension points -----------------------------------------------------------------
+    def _size(self, path: str) -> int:
+        if path in self._tails:
+            return self._tails[path][1]
+        cold = self._cold.get(path)
+        return cold % _SPAN if cold is not None else super()._size(path)
+
+    def _read(self, path: str) -> bytes:
+        if path in self._tails:
+            fd, size = self._tails[path]
+            return _pread(fd, size, 0)
+        return self._load(path) if path in self._cold else super()._read(path)
+
+    def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
+        if path in self._tails:
+            fd, size = self._tails[path]
+            return (_pread(fd, size - offset, offset) if offset < size else b""), size
+        if path in self._cold:
+            data = self._load(path)
+            return data[offset:], len(data)
+        return super()._read_from(path, offset)
+
+    def _write(self, path: str, data: bytes, append: bool) -> None:
+        if path in self._tails or self._tail(path):
+            self._tail_write(path, self._size(path) if append and path in self._files else 0, data)
+            return
+        if append:
+            self._warm(path)
+        else:
+            self._cold.pop(path, None)
+        super()._write(path, data, append)
+        if not append and self._spill(path):
+            self._recent.append(path)
+            self._cool()
+
+    def _write_from(self, path: str, offset: int, data: bytes) -> None:
+        if path in self._tails or self._tail(path):
+            self._tail_write(path, min(offset, self._size(path)), data)  # as MemoryTree: no hole
+            return
+        self._warm(path)
+        super()._write_from(path, offset, data)
+
+    def _delete(self, path: str) -> None:
+        self._forget(path)
+        super()._delete(path)
+
+    def _forget(self, path: str) -> None:
+        """*path*'s bytes are no longer kept elsewhere (it is deleted or replaced)."""
+        self._cold.pop(path, None)
+        got = self._tails.pop(path, None)
+        if got is not None:
+            os.close(got[0])
+            self._fds.discard(got[0])
+
+    def _rename(self, src: str, dst: str) -> None:
+        if src == dst:
+            super()._rename(src, dst)
+            return
+        self._forget(dst)
+        cold, got = self._cold.pop(src, None), self._tails.pop(src, None)
+        super()._rename(src, dst)
+        if cold is not None:
+            self._cold[dst] = cold
+        if got is not None:
+            self._tails[dst] = got
+
+    def total_bytes(self, directory: str = "") -> int:
+        """The bytes stored under *directory* (files elsewhere by their recorded size, not read back)."""
+        return sum(self._size(p) for p in self.list(directory))

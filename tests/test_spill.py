@@ -1,0 +1,76 @@
+"""sim.spill.SpillTree: a MemoryTree whose chosen files keep their bytes in temp files (issue 33). Driven
+with the same operations as a MemoryTree, it must give the same results, bytes, sizes, mtimes and op
+counts, while the bodies it spilled are no longer held in memory."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sim.files import FileTree, MemoryTree
+from sim.spill import SpillTree
+
+PATHS = ("a/x.md", "a/y.md", "a/sub/z.md", "b/w.txt", "t/log.md", "t/doc.json", "a", "t")
+
+
+def outcome(call: object) -> object:
+    try:
+        return call()  # type: ignore[operator]
+    except Exception as e:  # the exception type is the result both trees must agree on
+        return type(e).__name__
+
+
+def op(tree: FileTree, rng: random.Random, now: float) -> object:
+    """One random operation (its arguments drawn from *rng*, so both trees get the same one)."""
+    p, q = rng.choice(PATHS), rng.choice(PATHS)
+    data = rng.randbytes(rng.randrange(0, 40))
+    off = rng.randrange(0, 50)
+    kind = rng.randrange(11)
+    clock = lambda: now  # noqa: E731
+    calls = (
+        lambda: tree.write_bytes(p, data, clock=clock),
+        lambda: tree.append_bytes(p, data, clock=clock),
+        lambda: tree.write_from(p, off, data, clock=clock),
+        lambda: tree.read_bytes(p),
+        lambda: tree.read_from(p, off),
+        lambda: (tree.size(p), tree.mtime(p)),
+        lambda: tree.rename(p, q),
+        lambda: tree.delete(p),
+        lambda: (tree.list(""), tree.list("a"), tree.is_dir("t")),
+        lambda: (tree.total_bytes(), tree.total_bytes("a")),
+        lambda: tree.write_text(p, data.hex(), clock=clock),
+    )
+    return outcome(calls[kind])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_spill_tree_agrees_with_memory_tree(seed: int) -> None:
+    mem = MemoryTree()
+    spill = SpillTree(spill=lambda p: p.startswith(("a/", "b/")), tail=lambda p: p.startswith("t/"), hot=2)
+    ra, rb = random.Random(seed), random.Random(seed)
+    for i in range(600):
+        assert op(mem, ra, float(i)) == op(spill, rb, float(i)), i
+        assert mem.ops == spill.ops
+    assert mem.list() == spill.list()
+    for p in mem.list():
+        assert (mem.read_bytes(p), mem.mtime(p), mem.size(p)) == (
+            spill.read_bytes(p),
+            spill.mtime(p),
+            spill.size(p),
+        )
+    spill.close()
+
+
+def test_spilled_and_tail_bodies_leave_memory() -> None:
+    """Beyond the *hot* newest spilled writes, bodies live in the spill file; tail files never in memory."""
+    tree = SpillTree(spill=lambda p: p.startswith("s/"), tail=lambda p: p == "log", hot=3)
+    for i in range(50):
+        tree.write_text(f"s/{i}.md", f"page {i} " * 20)
+        tree.append_text("log", f"line {i}\n")
+    tree.write_from("log", 5, b"X")
+    held = {p: len(b) for p, b in tree._files.items() if b}  # the bodies still in memory
+    assert sorted(held) == ["s/47.md", "s/48.md", "s/49.md"]
+    assert tree.read_text("s/0.md") == "page 0 " * 20 and tree.read_bytes("log") == b"line X"
+    assert tree.total_bytes() == sum(len(f"page {i} " * 20) for i in range(50)) + 6
+    tree.close()
