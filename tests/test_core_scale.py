@@ -201,3 +201,27 @@ def test_a_streamed_run_holds_nothing_per_record(tmp_path) -> None:
     assert sim.trace.records == 14_000
     assert sim.trace.data.ops == [] and sim.trace.data.requests == []
     assert after - before < 16_384
+
+
+def test_a_text_counted_by_the_merchantbench_history_is_not_encoded_again(monkeypatch) -> None:
+    """The history's own count cache and the requests' cache look into each other before encoding: each
+    text is encoded once whichever counts it first, and the counts agree with an uncached count."""
+    from sim import tokens
+    from systems.merchantbench.model import history
+
+    calls: list[str] = []
+    enc = tokens.encoding()
+    real = enc.encode
+
+    def counting(text: str, **kw: object) -> list[int]:
+        calls.append(text)
+        return real(text, **kw)
+
+    monkeypatch.setattr(enc, "encode", counting)
+    first, second = "a history message never seen before: 4f1c", "a request part never seen before: 9e2b"
+    n = history._message_tokens(first)
+    assert tokens.count_tokens(first) == n == tokens.count_tokens_uncached(first)
+    m = tokens.count_tokens(second)
+    assert history._message_tokens(second) == m
+    assert calls.count(first) == 2 and calls.count(second) == 1  # the uncached count above is the second
+    assert tokens.count_tokens.peek("never counted 77c1") is None

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 from sim.text import extract_facts
-from sim.tokens import count_tokens_uncached, text_cache
+from sim.tokens import count_tokens, count_tokens_uncached, share_counts, text_cache
 from sim.variant import Variant
 from systems.merchantbench.model.constants import MAINTENANCE_PREFIX
 from systems.merchantbench.model.estimate import (
@@ -65,11 +65,21 @@ _facts_of = extract_facts.__wrapped__  # uncached: the history caches each messa
 
 MESSAGE_TOKEN_CACHE_BYTES = 8 << 20
 """The byte budget of the histories' own count cache (:func:`_message_tokens`)."""
-_message_tokens = text_cache(MESSAGE_TOKEN_CACHE_BYTES)(count_tokens_uncached)
-"""A message's cl100k count, cached apart from :func:`sim.tokens.count_tokens`: a history counts each
-message once, but a claim's search runs the same drawn messages again in example after example (the
-silent slide counted 62 MB of text, of which 5.7 MB distinct); a long bench cell's texts, each counted
-once, then fill only this cache, not the one the designs of a seed share."""
+
+
+@text_cache(MESSAGE_TOKEN_CACHE_BYTES)
+def _message_tokens(text: str) -> int:
+    """A message's cl100k count, cached apart from :func:`sim.tokens.count_tokens`: a history counts each
+    message once, but a claim's search runs the same drawn messages again in example after example (the
+    silent slide counted 62 MB of text, of which 5.7 MB distinct); a long bench cell's texts, each counted
+    once, then fill only this cache, not the one the designs of a seed share. The two caches look into
+    each other before encoding (:func:`sim.tokens.share_counts`), so a message that a request counts
+    again is encoded once (the silent slide encoded every drawn text twice)."""
+    n = count_tokens.peek(text)
+    return count_tokens_uncached(text) if n is None else n
+
+
+share_counts(_message_tokens)
 
 
 class Released:
