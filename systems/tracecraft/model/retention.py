@@ -6,9 +6,9 @@ part into one (RT-RTE-session-compact, ``keep_tail`` 0), so the bucket's merged 
 file, holds the whole transcript: it grew by a line a step (about 6 KB at seed 0), twice over, and each
 compaction copied all of it. Upstream keeps both forever (a file on disk, an S3 object). The host's
 later behaviour reads neither head again: the mirror reads its file from its cursor to EOF
-(``cli/session.py:273-371``), and ``session show --tail N`` prints only the last N lines of the parts'
-concatenation (``cli/session.py:430-460``); ``session compact`` only concatenates. So the bench host
-holds:
+(``cli/session.py:273-371``), ``session show --tail N`` prints only the last N lines of the parts'
+concatenation (``cli/session.py:452-474``) and ``session compact`` only concatenates its targets and
+uploads the result (``:557-575``). So the bench host holds:
 
 * :class:`HostTree`, its home directory, in which a file lets go of the bytes before an offset
   (:meth:`HostTree.release`, called with the mirror's new cursor): its size and mtime stay exact;
