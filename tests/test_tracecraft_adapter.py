@@ -9,9 +9,13 @@ import pytest
 
 from sim.engine import Simulation
 from sim.errors import UsageError
+from sim.files import MemoryTree
+from sim.objects import MemoryStore
 from sim.workload import make_workload, run_adapter
 from systems.tracecraft.adapter import Adapter
 from systems.tracecraft.design import DESIGN
+from systems.tracecraft.model.retention import HeadlessBody
+from systems.tracecraft.state import FIXES
 
 
 def test_requests_fit_budget_and_carry_questions() -> None:
@@ -42,7 +46,7 @@ def test_storage_and_lossless_memory() -> None:
     for step in w.steps:
         ad.step(step)
 
-    saved = set(ad.keys)
+    saved = ad.facts_in_memory()
     assert saved == {f.split("=")[0] for s in w.steps for f in s.facts}
     st = ad.storage()
     assert st.durable_bytes > 0 and st.bytes_written >= st.durable_bytes and st.ops > 0
@@ -90,3 +94,47 @@ def test_knobs_are_bounded() -> None:
     for bad in ({"memory_keys": -1}, {"latency_s": 100}, {"nope": 1}):
         with pytest.raises(UsageError):
             DESIGN.parse_knobs(bad)
+
+
+class _FullTree(MemoryTree):
+    """The host's home holding every byte (as before issue 33)."""
+
+    def release(self, path: str, upto: int) -> None:
+        pass
+
+
+@pytest.mark.parametrize("fixes", [(), tuple(FIXES)])
+def test_long_cell_holds_only_what_it_reads_back(
+    monkeypatch: pytest.MonkeyPatch, fixes: tuple[str, ...]
+) -> None:
+    """Issue 33: the host's session file holds no mirrored byte, the bucket at most its hot objects in
+    memory and a merged part only the lines ``show --tail`` reads, however long the cell; and every request
+    and storage figure equals those of a host holding everything (a plain MemoryStore and MemoryTree)."""
+    import systems.tracecraft.adapter as adapter_module
+    import systems.tracecraft.model.retention as retention
+
+    w = make_workload(6, steps=240)
+    knobs = DESIGN.parse_knobs({"tail_lines": 4, "compact_every": 10})
+    variant = DESIGN.switches.fixed(*fixes)
+
+    def run() -> tuple[Adapter, list[Any]]:
+        sim = Simulation(6)
+        ad = Adapter(sim, 30_000, w.drawn, variant=variant, knobs=knobs)
+        reqs = [ad.step(step) for step in w.steps]
+        sim.close()
+        return ad, reqs
+
+    monkeypatch.setattr(retention, "HOT_OBJECTS", 32)
+    ad, reqs = run()
+    held = list(ad.store._objects.values())
+    assert len(held) <= 32
+    assert max(len(b.tail) if isinstance(b, HeadlessBody) else len(b) for b in held) < 64 * 1024
+    assert any(isinstance(b, HeadlessBody) for b in held)
+    assert len(ad.home._files[ad.path]) == 0 < ad.home.size(ad.path)
+
+    monkeypatch.setattr(adapter_module, "TailStore", lambda keep_lines: MemoryStore())
+    monkeypatch.setattr(adapter_module, "HostTree", _FullTree)
+    full, full_reqs = run()
+    assert reqs == full_reqs
+    assert ad.storage() == full.storage()
+    assert ad.facts_in_memory() == full.facts_in_memory()

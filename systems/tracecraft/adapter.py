@@ -22,6 +22,12 @@ bench --designs tracecraft:fixed`` runs every fix). Each step advances the simul
 Every ``memory get`` is a GET of the store; the bucket only skips decoding a body it decoded before
 (:meth:`~systems.tracecraft.model.bucket.Bucket.get_shared`), so no read is served stale.
 
+**What the host holds** (:mod:`systems.tracecraft.model.retention`, issue 33): its session file from the
+mirror's cursor on, a merged part's last ``tail_lines + 1`` lines (the rest of the part counted, not
+held), and the bucket's 4,096 newest written objects in memory, the older ones in a temporary SQLite
+database, so a cell's memory is flat however long it runs and every request, storage figure and trace
+record is the same as with everything in memory (``self.keys`` keeps only the ``memory_keys`` newest).
+
 **Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): each turn is one line
 of the host's session file, ``{"role", "speaker", "content"}`` with the dataset's role and text, mirrored
 as above when its session ends (where claude-code's SessionEnd hook runs: one mirror per session, not per
@@ -46,14 +52,13 @@ import json
 from typing import Any
 
 from sim.engine import Simulation
-from sim.files import MemoryTree
-from sim.objects import MemoryStore
 from sim.text import extract_facts
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 from systems.tracecraft.design import Knobs
 from systems.tracecraft.model import FileTailHarness, Tracecraft
+from systems.tracecraft.model.retention import HostTree, TailStore
 from systems.tracecraft.policies import SaveFacts
 
 SYSTEM_PROMPT = (
@@ -80,13 +85,16 @@ class Adapter:
         self.knobs: Knobs = knobs if isinstance(knobs, Knobs) else Knobs.model_validate(dict(knobs or {}))
         self.budget = budget
         self.drawn = drawn
-        self.store = MemoryStore()
+        # What the host reads again, no more (retention module): the merged part's last lines, the session
+        # file from the mirror's cursor on.
+        self.store = TailStore(keep_lines=self.knobs.tail_lines + 1)
         self.tc = Tracecraft(sim, self.store, project="bench", variant=variant, latency=self.knobs.latency_s)
-        self.home = MemoryTree(mtime=sim.clock("host").seconds)
+        self.home = HostTree(mtime=sim.clock("host").seconds)
         self.harness = FileTailHarness("claude-code", self.home)
         self.host = self.tc.agent("host", home=self.home)
         self.path = self.harness.session_path(SESSION)
-        self.keys: dict[str, None] = {}  # the keys the host set, least recently set first
+        # the newest memory_keys keys the host set, least recently set first (what its read-back gets)
+        self.keys: dict[str, None] = {}
         self.saver = SaveFacts(drawn.lossiness, sim.rng("tracecraft.adapter.summarizer"))
         self._fixed = count_tokens(SYSTEM_PROMPT)
         # real conversations: each turn's line in the session file and memory key, and what the last
@@ -133,13 +141,18 @@ class Adapter:
         return self._readback(step.question)
 
     def _mirror(self) -> None:
-        self.host.call(self.host.mirror(self.harness, SESSION))
+        flush = self.host.call(self.host.mirror(self.harness, SESSION))
+        if flush.cursor_range is not None:  # the mirror never reads behind its cursor again
+            self.home.release(self.path, flush.cursor_range[1])
         self._unmirrored = False
 
     def _set(self, key: str, value: str) -> None:
         self.host.call(self.host.memory_set(key, value))
-        self.keys.pop(key, None)
-        self.keys[key] = None
+        keys = self.keys
+        keys.pop(key, None)
+        keys[key] = None
+        if len(keys) > self.knobs.memory_keys:  # an older key is not read back before it is set again
+            del keys[next(iter(keys))]
 
     def _save_turn(self, step: WorkStep) -> None:
         """The conversation save stand-in: a user turn of at most ``conversation_save_tokens`` tokens,
@@ -210,5 +223,6 @@ class Adapter:
         )
 
     def facts_in_memory(self) -> frozenset[str]:
-        """The fact ids saved in shared memory (for tests)."""
-        return frozenset(f for k in self.keys for f in extract_facts(k + "=x"))
+        """The fact ids saved in shared memory (for tests): the live keys the bucket lists."""
+        live = [k for k in self.tc.bucket.list_keys("memory/") if not k.startswith("memory/_history/")]
+        return frozenset(f for k in live for f in extract_facts(k[len("memory/") : -len(".json")] + "=x"))

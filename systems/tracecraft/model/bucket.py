@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from sim.objects import ObjectStore
+from systems.tracecraft.model.retention import Body, join
 from systems.tracecraft.protocol import TracecraftError
 
 
@@ -105,6 +107,9 @@ def dumps(doc: Any) -> bytes:
 
 #: The most body bytes a bucket's decode cache holds.
 DECODE_CACHE_BYTES = 4 << 20
+#: The most body bytes a bucket remembers having written with their documents (:meth:`Bucket.put_json`):
+#: the newest writes, which are the ones read back; a body written longer ago is decoded when read.
+WRITTEN_CACHE_BYTES = 1 << 20
 
 
 def loads(body: bytes | None) -> Any:
@@ -128,7 +133,8 @@ class Bucket:
     decodes to the document it encoded (:meth:`get_shared`; callers must not change what it returns); the
     indent-2 text of a body this bucket wrote is that body (:meth:`get_json_text`). A changed object is a
     different body, so no cache can hide a staleness the real system has. The decode cache holds at most
-    :data:`DECODE_CACHE_BYTES` of bodies.
+    :data:`DECODE_CACHE_BYTES` of bodies, the written ones :data:`WRITTEN_CACHE_BYTES` (a long bench cell
+    writes a memory key and its snapshot a fact: before issue 33 every one stayed here).
     Not modeled: HF's listing/file API otherwise; S3 pagination is the core store's.
     """
 
@@ -143,6 +149,7 @@ class Bucket:
         self._decoded: dict[str, tuple[bytes, Any]] = {}  # key -> (body, its decoded document)
         self._decoded_bytes = 0
         self._written: dict[str, tuple[bytes, Any]] = {}  # key -> the body put_json last wrote there, its doc
+        self._written_bytes = 0
 
     def _k(self, key: str) -> str:
         return f"{self.project}/{key}"
@@ -151,22 +158,38 @@ class Bucket:
         if self.worm and key.startswith("memory/_history/") and self.store.exists(self._k(key)):
             raise TracecraftError(f"object lock: {key} is immutable")
 
-    def put_bytes(self, key: str, body: bytes, *, if_none_match: bool = False) -> None:
+    def put_bytes(self, key: str, body: Body, *, if_none_match: bool = False) -> None:
         """PUT raw bytes (``put_file``); conditional create with *if_none_match*."""
         self._guard(key)
-        self.store.put(self._k(key), body, if_none_match=if_none_match)
+        self.store.put(self._k(key), body, if_none_match=if_none_match)  # type: ignore[arg-type]
         self.bytes_written += len(body)
-        self._written.pop(key, None)
+        self._forget_written(key)
 
     def put_json(self, key: str, doc: Any, *, if_none_match: bool = False) -> None:
         """PUT a JSON document (S3 ``IfNoneMatch="*"`` when *if_none_match*)."""
         body = dumps(doc)
         self.put_bytes(key, body, if_none_match=if_none_match)
-        self._written[key] = (body, doc)
+        written = self._written
+        while written and self._written_bytes + len(body) > WRITTEN_CACHE_BYTES:
+            self._written_bytes -= len(written.pop(next(iter(written)))[0])  # first in, first out
+        written[key] = (body, doc)
+        self._written_bytes += len(body)
+
+    def _forget_written(self, key: str) -> None:
+        gone = self._written.pop(key, None)
+        if gone is not None:
+            self._written_bytes -= len(gone[0])
 
     def get_bytes(self, key: str) -> bytes | None:
-        """GET raw bytes, None when missing."""
+        """GET raw bytes, None when missing (a part ``session compact`` merged in a
+        :class:`~systems.tracecraft.model.retention.TailStore` may be headless)."""
         return self.store.get(self._k(key))
+
+    def concat(self, bodies: Sequence[Body]) -> Body:
+        """Part bodies joined as the store keeps a merged part (:meth:`TailStore.concat
+        <systems.tracecraft.model.retention.TailStore.concat>`: only its tail), else ``b"".join``."""
+        concat = getattr(self.store, "concat", None)
+        return concat(bodies) if concat is not None else join(bodies)  # type: ignore[no-any-return]
 
     def get_json(self, key: str) -> Any:
         """GET a JSON document, None when missing (a fresh object the caller may change)."""
@@ -216,7 +239,7 @@ class Bucket:
         """DELETE (missing is fine)."""
         self._guard(key)
         self.store.delete(self._k(key))
-        self._written.pop(key, None)
+        self._forget_written(key)
 
     def list_keys(self, prefix: str = "", start_after: str | None = None) -> list[str]:
         """Project-relative keys under *prefix* (recursive), sorted, excluding keys ``<=`` *start_after*."""

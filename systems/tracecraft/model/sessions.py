@@ -9,6 +9,7 @@ from systems.tracecraft import faults as fp
 from systems.tracecraft.model.bucket import loads
 from systems.tracecraft.model.core import Gen
 from systems.tracecraft.model.mirror import MirrorService
+from systems.tracecraft.model.retention import join
 from systems.tracecraft.model.tail import tail_lines_of_parts
 from systems.tracecraft.protocol import TracecraftError, part_name
 
@@ -93,7 +94,7 @@ class SessionsService(MirrorService):
 
     def _transcript(self, prefix: str, meta: dict[str, Any]) -> Gen:
         chunks = yield from self._transcript_parts(prefix, meta)
-        return b"".join(chunks)
+        return join(chunks)
 
     def _transcript_parts(self, prefix: str, meta: dict[str, Any]) -> Gen:
         """The bodies of every listed part, in order: one GET per part (as upstream), not yet joined."""
@@ -181,7 +182,7 @@ class SessionsService(MirrorService):
         for _, _, k in targets:
             yield from self._rt()
             chunks.append(self.b.get_bytes(k) or b"")
-        body = b"".join(chunks)
+        body = self.b.concat(chunks)
         uniq = self._hex()
         merged_key = prefix + part_name(0, uniq)
         yield from self._rt()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from systems.tracecraft.model.retention import Body, DroppedBytes, held, join
+
 
 def tail_lines(body: bytes, n: int) -> list[bytes]:
     """``body.splitlines()[-n:]`` without splitting the whole body (windows from the end, doubling)."""
@@ -14,16 +18,21 @@ def tail_lines(body: bytes, n: int) -> list[bytes]:
     return body.splitlines()[-n:]
 
 
-def tail_lines_of_parts(chunks: list[bytes], n: int, *, window: int = 16_384) -> list[bytes]:
+def tail_lines_of_parts(chunks: Sequence[Body], n: int, *, window: int = 16_384) -> list[bytes]:
     """``b"".join(chunks).splitlines()[-n:]`` without joining or splitting the whole transcript.
 
     Takes growing byte windows off the end of the virtual concatenation. A window's first line may be
     cut (mid-line, or a lone ``\n`` whose ``\r`` lies before the cut); every later line break in the
     window is the same break as in the whole body, so once the window holds more than *n* lines its last
-    *n* are the body's. ``n <= 0`` keeps the ``[-n:]`` slice semantics (all lines for 0).
+    *n* are the body's. ``n <= 0`` keeps the ``[-n:]`` slice semantics (all lines for 0). A window never
+    reaches past the tail a :class:`~systems.tracecraft.model.retention.HeadlessBody` holds; when the
+    lines are not all in it, :class:`~systems.tracecraft.model.retention.DroppedBytes` is raised.
     """
     total = sum(len(c) for c in chunks)
     window = max(1, window)
+    readable = held(chunks)  # < total only with a headless body: then every window stays within it
+    if readable < total:
+        window = min(window, readable)
     while n > 0 and window < total:
         taken: list[bytes] = []
         need = window
@@ -31,7 +40,7 @@ def tail_lines_of_parts(chunks: list[bytes], n: int, *, window: int = 16_384) ->
             if len(c) >= need:
                 taken.append(c[len(c) - need :])
                 break
-            taken.append(c)
+            taken.append(c)  # type: ignore[arg-type]  # a headless body is never whole in a window
             need -= len(c)
         joined = b"".join(reversed(taken))
         if b"\r" not in joined:  # breaks are b"\n" only (JSONL): find the n-th from the end, split only that
@@ -51,6 +60,10 @@ def tail_lines_of_parts(chunks: list[bytes], n: int, *, window: int = 16_384) ->
             if len(lines) > n:
                 return lines[-n:]
             lines_seen = len(lines)
+        if window == readable:
+            raise DroppedBytes(f"the last {n} lines reach past the {readable} bytes held")
         # Grow at least twofold, or to the size the window's mean line length says n + 1 lines need.
         window = max(2 * window, window * (n + 2) // max(lines_seen - 1, 1))
-    return b"".join(chunks).splitlines()[-n:]
+        if readable < total:
+            window = min(window, readable)
+    return join(chunks).splitlines()[-n:]
