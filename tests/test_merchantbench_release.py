@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conversation_helpers import make_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies_merchantbench import SAVE_POLICY_KW
 
 from sim.bench.tasks import build_adapter, parse_designs
+from sim.conversations import run as conv
 from sim.engine import Simulation
 from sim.variant import Variant
 from sim.workload import make_workload
@@ -87,6 +89,28 @@ def test_requests_are_the_same_as_with_every_message_kept(monkeypatch: pytest.Mo
     _, released = _cell()
     _, kept = _cell(monkeypatch)
     assert released == kept
+
+
+def _conversation(monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[History, dict[str, str]]:
+    if monkeypatch is not None:
+        monkeypatch.setattr(agent_mod, "release_budget", lambda *_: 0)
+    instance = make_instance(0, sessions=20, turns=10, words=200, questions=3)
+    sim = Simulation(0, keep_trace=False)
+    adapter = conv.build_adapter(parse_designs("merchantbench")[0], sim, 30_000, conv.drawn_for(instance))
+    for step in conv.conversation_steps(instance):
+        adapter.step(step)
+    sim.close()
+    reasons = {t: adapter.lost_reason(t) for q in instance.questions for t in q.evidence}
+    return adapter.agent.history, reasons
+
+
+def test_a_released_turn_is_still_in_upstreams_history(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a conversation that slides silently, an evidence turn the history released is still in
+    upstream's history, trimmed from the request's suffix: the same reason as with every message kept."""
+    h, reasons = _conversation()
+    assert h.released > 0 and h.origin == 0
+    assert any(r.startswith("trimmed-from-suffix@") for r in reasons.values())
+    assert reasons == _conversation(monkeypatch)[1]
 
 
 STEPS_DRAWN = 24
