@@ -93,7 +93,7 @@ def run(ctx: Context) -> list[str]:
             hops, reminders, compactions = _add(hops, reminders, compactions, before)
         outcomes[result.outcome] = outcomes.get(result.outcome, 0) + 1
         peak_hist = max(peak_hist, agent.history.total)
-        peak_msgs = max(peak_msgs, len(agent.history))
+        peak_msgs = max(peak_msgs, agent.history.upstream_len)
         peak_req = max(peak_req, agent.last_request_estimate)
         req_total += agent.last_request_estimate
         if probe:
@@ -113,8 +113,9 @@ def run(ctx: Context) -> list[str]:
         f"MerchantBench long run: {p.steps:,} steps, observations ~{p.obs_mean} tokens (max {p.obs_max:,}), "
         f"B={p.window:,} T={p.trigger:,} K={p.keep:,}, estimator-counting provider",
         f"steps: {outcomes}; hops {hops:,}; simulated time {sim.now:,.0f} s",
-        f"reminders {reminders}, compactions {compactions}; history now {len(agent.history)} messages / "
-        f"{agent.history.total:,} est. tokens; peak {peak_msgs} messages / {peak_hist:,} est. tokens",
+        f"reminders {reminders}, compactions {compactions}; "
+        f"history now {agent.history.upstream_len} messages / {agent.history.total:,} est. tokens; "
+        f"peak {peak_msgs} messages / {peak_hist:,} est. tokens",
         f"request estimate: mean {req_total // p.steps:,}, peak {peak_req:,}",
         f"memory document: {doc['bytes']:,} bytes, {len(extract_facts(doc['content']))} facts; history file "
         f"{len(hist_bytes):,} bytes, {len(parse_history_entries(hist_bytes))} versions",

@@ -113,7 +113,8 @@ def _run(ctx: Context, obs: list[str], label: str, provider: str, save: str, var
         f"{label}:",
         f"  reminders fired at steps {fired[:6]}{' ...' if len(fired) > 6 else ''} ({len(fired)} total); "
         f"compactions {agent.compactions}",
-        f"  history at the end: {len(agent.history)} messages, {agent.history.total:,} estimated tokens "
+        f"  history at the end: {agent.history.upstream_len} messages, "
+        f"{agent.history.total:,} estimated tokens "
         f"(peak {max_hist:,}); peak reported prompt tokens {max_provider:,}",
         f"  memory document: {len(doc.encode()):,} bytes, {len(extract_facts(doc))} facts",
         f"  probe {probe}: in the final request {'yes' if in_request else 'no'}; answer {answer!r}",

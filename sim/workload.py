@@ -105,8 +105,7 @@ class Workload:
             return
         d = self.drawn
         r = random.Random(derive_seed(d.seed, "workload.steps"))
-        next_fact = 1
-        seen: list[str] = []
+        next_fact = 1  # the facts seen so far are FACT-0001 .. next_fact - 1, in order (no list kept)
         for i in range(d.steps + d.calm_steps):
             calm = i >= d.steps
             mean = 80 if calm else d.obs_tokens_mean
@@ -115,12 +114,11 @@ class Workload:
             facts = []
             for _ in range(n_facts):
                 facts.append(fact_token(next_fact, fact_value(r)))
-                seen.append(fact_id(next_fact))
                 next_fact += 1
             probe = None
             question = ""
-            if seen and i > 0 and i % d.probe_every == 0:
-                probe = r.choice(seen)
+            if next_fact > 1 and i > 0 and i % d.probe_every == 0:
+                probe = fact_id(r.choice(range(1, next_fact)))  # the same draw as from the list of ids
                 question = f"Question: what is the value of {probe}?"
             text = observation(r, int(size_tokens * 4.8), facts)
             yield WorkStep(i, text, tuple(facts), probe, question, "calm" if calm else "load")

@@ -66,6 +66,24 @@ def test_workload_numbers_facts_past_9999() -> None:
     assert all(extract_facts(s.observation) == {f.split("=")[0] for f in s.facts} for s in wide)
 
 
+def test_a_generated_workload_holds_nothing_per_step() -> None:
+    """A workload generated a step at a time keeps nothing per step it has made (issue 33: the list of
+    every fact id seen, for the probes' draw, grew by two ids a step in a long bench cell)."""
+    steps = make_workload(7, drawn=_long_drawn(8_000)).iter_steps()
+    for _ in zip(range(1_000), steps):
+        pass
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        probes = sum(1 for _, s in zip(range(6_000), steps) if s.probe)
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert probes == 1_200
+    assert after - before < 16_384
+
+
 def test_oracle_recalls_every_probe_at_11k_steps() -> None:
     """The oracle sends exactly the needed fact, so it recalls every probe, including probes of facts
     numbered 10,000 and up (it recalled 0.82 of them at 11k steps while ids were matched as 4 digits)."""

@@ -6,17 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conversation_helpers import make_instance
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies_merchantbench import SAVE_POLICY_KW
 
 from sim.bench.tasks import build_adapter, parse_designs
+from sim.conversations import run as conv
 from sim.engine import Simulation
 from sim.variant import Variant
 from sim.workload import make_workload
 from systems.merchantbench import MerchantEnv, ReactAgent, ReactConfig, SavePolicy
 from systems.merchantbench.model import agent as agent_mod
-from systems.merchantbench.model.history import RELEASED, History
+from systems.merchantbench.model.history import History
 from systems.merchantbench.state import (
     REDACT_RETRY_COPY,
     RESET_PENDING_ON_425,
@@ -40,8 +42,13 @@ def _cell(monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[Any, list[tupl
 
 
 def _retained_chars(h: History) -> int:
-    """The characters of content the history holds (any message not a plain dict holds none)."""
-    return sum(len(str(m.get("content") or "")) for m in h.msgs if type(m) is dict)
+    """The characters of content the history holds."""
+    return sum(len(str(m.get("content") or "")) for m in h.msgs)
+
+
+def _stores(h: History) -> list[int]:
+    """The length of every per-message store of the history."""
+    return [len(x) for x in (h.msgs, h.sent, h.costs, h.kinds, h._cum, h._ex, h._fx, h._ecum)]
 
 
 def test_history_text_is_bounded_by_the_trims_after_warm_up() -> None:
@@ -50,18 +57,60 @@ def test_history_text_is_bounded_by_the_trims_after_warm_up() -> None:
     reach = max(c.context_window, c.keep)
     assert agent.compactions == 0  # the silent slide: no compaction ever bounds this history
     assert h.total > 8 * reach
-    # what is kept is a suffix the two trims (window, keep) and the last tool block can still reach
-    kept = [i for i, m in enumerate(h.msgs) if m is not RELEASED]
-    assert kept and kept == list(range(kept[0], len(h)))
+    # what is held is a suffix the two trims (window, keep) and the last tool block can still reach
     bound = 2 * reach + max(h.costs)
-    assert sum(h.costs[i] for i in kept) <= bound
+    assert sum(h.costs) <= bound
     assert _retained_chars(h) <= 4 * bound  # an estimated token is at least four characters of JSON
+
+
+def test_history_holds_nothing_per_released_message() -> None:
+    """Upstream's history has every message (its length and total still count them), but no store of the
+    model keeps an entry for a released one, not even a stand-in or a prefix sum: the model's history is
+    the same size at any length of the run."""
+    agent, _ = _cell()
+    h = agent.history
+    assert h.upstream_len == h.released + len(h) and h.total > sum(h.costs)
+    assert len(h) < h.upstream_len // 4
+    assert max(_stores(h)) == len(h)
+
+
+def test_a_compaction_after_a_release_drops_the_released_messages_too() -> None:
+    """``history = history[start:]`` with *start* the first message held (every held message fits in K)
+    still drops the released ones before it: upstream's history then starts at the first one held."""
+    h = History({"role": "user", "content": "x" * n} for n in (4000, 40, 40, 40))
+    assert h.release(100) == 1 and (len(h), h.upstream_len) == (3, 4)
+    start, kept = h.trim_start(100)
+    assert start == 0 and kept == sum(h.costs) < h.total
+    h.keep_from(start)
+    assert (h.released, h.upstream_len, h.total) == (0, 3, kept)
 
 
 def test_requests_are_the_same_as_with_every_message_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     _, released = _cell()
     _, kept = _cell(monkeypatch)
     assert released == kept
+
+
+def _conversation(monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[History, dict[str, str]]:
+    if monkeypatch is not None:
+        monkeypatch.setattr(agent_mod, "release_budget", lambda *_: 0)
+    instance = make_instance(0, sessions=20, turns=10, words=200, questions=3)
+    sim = Simulation(0, keep_trace=False)
+    adapter = conv.build_adapter(parse_designs("merchantbench")[0], sim, 30_000, conv.drawn_for(instance))
+    for step in conv.conversation_steps(instance):
+        adapter.step(step)
+    sim.close()
+    reasons = {t: adapter.lost_reason(t) for q in instance.questions for t in q.evidence}
+    return adapter.agent.history, reasons
+
+
+def test_a_released_turn_is_still_in_upstreams_history(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a conversation that slides silently, an evidence turn the history released is still in
+    upstream's history, trimmed from the request's suffix: the same reason as with every message kept."""
+    h, reasons = _conversation()
+    assert h.released > 0 and h.origin == 0
+    assert any(r.startswith("trimmed-from-suffix@") for r in reasons.values())
+    assert reasons == _conversation(monkeypatch)[1]
 
 
 STEPS_DRAWN = 24

@@ -186,13 +186,13 @@ class Adapter:
         a None text: the stand-in's own)."""
         self.policy.verbatim_tokens = self.knobs.conversation_save_tokens
         self.policy.reply_text = reply[1]
-        before = self.agent.history.base
+        before = self.agent.history.origin
         self.agent, _ = run_step(self.agent, user[1])
         self.policy.reply_text = None
         agent = self.agent
         h = agent.history
-        if h.base != before:
-            self._compactions.append((h.base, agent.env.t - 1))
+        if h.origin != before:
+            self._compactions.append((h.origin, agent.env.t - 1))
         start = (agent._obs_at or h.base) - h.base
         if user[0] is not None and agent._obs_at is not None and agent._observation is not None:
             self._where[user[0]] = (agent._obs_at, agent._observation)
@@ -203,8 +203,8 @@ class Adapter:
                     self._where[reply[0]] = (h.base + i, m)
                     break
             else:
-                if h.base != before:  # kept, then dropped by this tick's own compaction
-                    self._where[reply[0]] = (h.base - 1, {"role": "assistant", "content": reply[1]})
+                if h.origin != before:  # kept, then dropped by this tick's own compaction
+                    self._where[reply[0]] = (h.origin - 1, {"role": "assistant", "content": reply[1]})
         return TURN_REQUEST
 
     def _turn(self, step: WorkStep) -> ModelRequest:
@@ -247,7 +247,7 @@ class Adapter:
             doc = result_text(agent.env.read_memory_doc(agent.agent_id))
             h.append({"role": "tool", "tool_call_id": "call_0_0", "name": "read_memory_doc", "content": doc})
         _msgs, parts, est = agent.build_request()
-        self._asked = (h.base + agent.dropped, agent.hops + 1)
+        self._asked = (h.origin + agent.dropped, agent.hops + 1)
         exact = None
         if agent._span is not None:  # the faithful trim's span: the history's per-message counts, summed
             start, end = agent._span
@@ -264,7 +264,7 @@ class Adapter:
         pos, msg = where
         h = self.agent.history
         start, hop = self._asked
-        if pos >= h.base:
+        if pos >= h.origin:
             return f"trimmed-from-suffix@hop{hop}" if pos < start else "not-in-request"
         tick = next((t for base, t in self._compactions if base > pos), -1)
         doc = self.env.document_text(self.agent.agent_id)

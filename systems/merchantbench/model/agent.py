@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Generator, Iterable, Iterator, Sequence
-from typing import Any, overload
+from collections.abc import Generator, Iterable, Sequence
+from typing import Any
 
 from sim.engine import Simulation
 from sim.text import extract_facts
@@ -31,7 +31,6 @@ from systems.merchantbench.model.estimate import (
     estimate_tokens,
     history_token_estimate,
     message_token_estimate,
-    provider_text,
 )
 from systems.merchantbench.model.history import (
     History,
@@ -43,6 +42,7 @@ from systems.merchantbench.model.history import (
     release_budget,
 )
 from systems.merchantbench.model.llm import LLM_ERRORS, LLMFailure, classify_llm_error
+from systems.merchantbench.model.parts import Parts
 from systems.merchantbench.model.server import MerchantEnv
 from systems.merchantbench.model.tools import EOS_CALL
 from systems.merchantbench.state import (
@@ -75,41 +75,6 @@ MAX_RESPAWNS = 8
 
 
 _facts_uncached = extract_facts.__wrapped__
-
-
-class Parts(Sequence[str]):
-    """A request's provider texts: the head (system prompt, tool schemas) and one text per message of the
-    request *msgs* after its first *skip* (the system message, whose text is the head's prompt), built on
-    first use (a hop that nobody reads the texts of builds none)."""
-
-    __slots__ = ("_items", "_msgs", "_skip", "head")
-
-    def __init__(self, head: list[str], msgs: list[dict[str, Any]], skip: int = 0) -> None:
-        self.head, self._msgs, self._skip = head, msgs, skip
-        self._items: list[str] | None = None
-
-    @property
-    def body(self) -> list[dict[str, Any]]:
-        """The request's messages after the system message."""
-        return self._msgs[self._skip :]
-
-    def _all(self) -> list[str]:
-        if self._items is None:
-            self._items = self.head + [provider_text(m) for m in self.body]
-        return self._items
-
-    def __len__(self) -> int:
-        return len(self.head) + len(self._msgs) - self._skip
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        return self._all()[i]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
 
 
 class ReactAgent:
@@ -258,7 +223,7 @@ class ReactAgent:
             t=self._t,
             path=path,
             trig=trig,
-            history=len(self.history),
+            history=self.history.upstream_len,
         )
 
     def _compaction_plan(self, budget: int) -> tuple[list[tuple[int, dict[str, Any]]] | None, int]:
@@ -284,7 +249,7 @@ class ReactAgent:
             return False
         if self.variant.has(SAVE_BEFORE_COMPACT) and not self._saved_in_cycle:
             return False
-        before = len(self.history)
+        before = self.history.upstream_len
         log_before = [self.history.part(i) for i in range(before)] if self.keep_log else []
         self._apply_plan(*self._compaction_plan(self.config.keep))
         self.last_prompt_tokens = 0
@@ -308,7 +273,7 @@ class ReactAgent:
             agent=self.agent_id,
             t=self._t,
             before=before,
-            after=len(self.history),
+            after=self.history.upstream_len,
             reminder_seen=self.last_request_had_reminder,
             saved=self._saved_in_cycle,
             write_failed=self._write_failed_in_cycle,
@@ -342,7 +307,7 @@ class ReactAgent:
         self._span = None
         if self.variant.has(EMPTY_REQUEST):  # off switch: nothing of the history is shown
             body: list[dict[str, Any]] = []
-            self.dropped = len(h)
+            self.dropped = h.upstream_len
         elif self.variant.has(PROVIDER_BUDGET) or self.variant.has(GROUP_TRIM):
             if self.variant.has(PROVIDER_BUDGET):
                 body, _texts, idx = fixes.provider_budget_request(self)
@@ -352,11 +317,11 @@ class ReactAgent:
             if self.variant.has(ALIGNED_TRIM):
                 body, idx, costs = fixes.aligned_trim(self, body, idx, costs)
             est += sum(costs)
-            self.dropped = len(h) - len(body)
+            self.dropped = h.upstream_len - len(body)
         else:
             start, kept = h.trim_start(self.config.context_window)
             est += kept
-            self.dropped = start
+            self.dropped = h.released + start
             body = h.sent[start:]
             if self._redact_copy:
                 redacted = POLICY_REDACTED_TOOL_CONTENT
@@ -372,7 +337,7 @@ class ReactAgent:
                 moved = (idx[0] if idx else n) - start
                 if moved:
                     est -= kept - sum(costs)
-                    self.dropped = start + moved
+                    self.dropped = h.released + start + moved
                     if self._span is not None:
                         self._span = (start + moved, n)
         if sysmsg is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any, cast
+from typing import Any
 
 from sim.text import extract_facts
 from sim.tokens import count_tokens, count_tokens_uncached, share_counts, text_cache
@@ -82,23 +82,6 @@ def _message_tokens(text: str) -> int:
 share_counts(_message_tokens)
 
 
-class Released:
-    """What stands in :attr:`History.msgs` and :attr:`History.sent` for a message whose text was let go
-    (:meth:`History.release`): not a dict, and any read of it raises, so a reader that reaches past the
-    horizon fails loudly instead of reading a wrong message (identity tests, ``m is msgs[i]``, still work;
-    ``json.dumps`` raises ``TypeError``)."""
-
-    __slots__ = ()
-
-    def _gone(self, *_: Any, **__: Any) -> Any:
-        raise AssertionError("a released message was read: History.release's horizon is wrong")
-
-    get = __getitem__ = __contains__ = __iter__ = __len__ = keys = values = items = _gone
-
-
-RELEASED: dict[str, Any] = cast("dict[str, Any]", Released())
-"""The one stand-in for every released message."""
-
 TEXT_KEEPERS = (SAVE_BEFORE_COMPACT, GROUP_TRIM, PROVIDER_BUDGET, EMPTY_REQUEST)
 """Variants with a reader of old history that :meth:`History.release` does not bound: ``save-before-
 compact`` saves (and counts) everything a compaction drops; the group trim and the provider budget look
@@ -129,11 +112,16 @@ class History:
     Indices are list positions; ``base`` is the absolute position of ``msgs[0]`` (messages dropped from
     the front move it), so positions kept outside the list stay valid across a compaction. Provider texts
     are cached only for the last window asked for (:meth:`parts`), so the history is held once.
+
+    The lists hold only what a later read can reach: :meth:`release` drops the oldest messages no trim
+    can reach again, and ``origin`` (the absolute position of upstream's ``history[0]``) stays where the
+    last compaction left it. Upstream's ``len(self.history)`` is :attr:`upstream_len` (the trace's
+    ``history``, ``before``, ``after`` and ``dropped`` count from ``origin``); ``len()`` is what is held.
     """
 
     __slots__ = (
-        "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_free", "_fx", "_parts", "_special", "_wfacts",
-        "_wids", "_win", "base", "costs", "kinds", "msgs", "sent",
+        "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_fx", "_hcum0", "_hcum1", "_parts",
+        "_special", "_wfacts", "_wids", "_win", "base", "costs", "kinds", "msgs", "origin", "sent",
     )  # fmt: skip
 
     def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
@@ -142,8 +130,11 @@ class History:
         self.costs: list[int] = []
         self.kinds: list[str] = []
         self.base = 0
+        self.origin = 0
         self._cum: list[int] = []
-        self._cum0 = 0
+        self._cum0 = 0  # the prefix sum before upstream's history[0] (at origin)
+        self._hcum0 = 0  # the prefix sum before msgs[0] (at base)
+        self._hcum1 = 0  # the prefix sum before the last message released (the trims' guard)
         self._ex: list[int | None] = []
         self._fx: list[frozenset[str] | None] = []
         self._ecum: list[int] = []
@@ -154,7 +145,6 @@ class History:
         self._wfacts: Counter[str] = Counter()
         self._wids: frozenset[str] | None = None  # the window's ids while no id has entered or left it
         self._win = (0, 0)
-        self._free = 0  # absolute: the messages before it are released
         for m in messages:
             self.append(m)
 
@@ -162,9 +152,19 @@ class History:
         return len(self.msgs)
 
     @property
+    def released(self) -> int:
+        """How many of upstream's messages :meth:`release` let go (they precede ``msgs[0]``)."""
+        return self.base - self.origin
+
+    @property
+    def upstream_len(self) -> int:
+        """Upstream's ``len(self.history)``: the messages held and the ones released before them."""
+        return self.base - self.origin + len(self.msgs)
+
+    @property
     def total(self) -> int:
-        """The estimated cost of the whole history."""
-        return self._cum[-1] - self._cum0 if self._cum else 0
+        """The estimated cost of the whole history (the released messages' included)."""
+        return (self._cum[-1] if self._cum else self._hcum0) - self._cum0
 
     def append(self, message: dict[str, Any]) -> None:
         """Append one message, costing it once."""
@@ -174,7 +174,7 @@ class History:
         self.sent.append(sanitize_message_for_llm(message))
         self.costs.append(c)
         self.kinds.append(kind)
-        self._cum.append((self._cum[-1] if self._cum else self._cum0) + c)
+        self._cum.append((self._cum[-1] if self._cum else self._hcum0) + c)
         self._ex.append(None)
         self._fx.append(None)
         if kind != "message":
@@ -336,12 +336,22 @@ class History:
             del self._parts[key]
 
     def keep_from(self, start: int) -> None:
-        """``history = history[start:]``."""
-        if start <= 0:
+        """``history = history[start:]`` (*start* a position in :attr:`msgs`: the messages released before
+        ``msgs[0]`` go too, so upstream's history then starts at ``msgs[0]`` even when *start* is 0)."""
+        if start <= 0 and self.base == self.origin:
             return
-        cut = self.base + start
         self._forget_window()
-        self._cum0 = self._cum[start - 1]
+        if start > 0:
+            self._drop_front(start)
+        self._cum0 = self._hcum0
+        self.origin = self.base
+
+    def _drop_front(self, start: int) -> None:
+        """Drop ``msgs[:start]`` and everything kept per message for them (``base`` moves to the first
+        message kept; the prefix sums carry on from there)."""
+        cut = self.base + start
+        self._hcum1 = self._cum[start - 2] if start > 1 else self._hcum0
+        self._hcum0 = self._cum[start - 1]
         if self._evalid >= start:
             self._ecum0 = self._ecum[start - 1]
         else:  # the counts before the cut were never summed: restart the exact prefix sums here
@@ -366,12 +376,11 @@ class History:
 
     # -- memory --------------------------------------------------------------------------------------
     def release(self, budget: int) -> int:
-        """Let go of the text of the messages no later read can reach (call at a step's start, with
-        :func:`release_budget`): their dicts in :attr:`msgs` and :attr:`sent` become :data:`RELEASED`,
-        their fact ids and exact counts are dropped and their costs read 0; their kinds and the prefix sums
-        of the costs stay (:attr:`total` and the trims read those). Returns the number of messages now
-        released. Upstream's history holds every message (the silent slide:
-        at a window below T the compaction never fires), but nothing reads a message's text once both
+        """Drop the messages no later read can reach (call at a step's start, with :func:`release_budget`):
+        everything kept for them goes (dict, sanitized form, cost, kind, count, fact ids, prefix sums);
+        ``origin`` stays, so :attr:`upstream_len`, :attr:`total` and the trace's positions are upstream's.
+        Returns the number of messages now released. Upstream's history holds every message (the silent
+        slide: at a window below T the compaction never fires), but nothing reads a message once both
         trims (window, keep) start after it, so a long run's memory stays flat.
 
         The horizon is the earliest of: the start of the trim at *budget* plus the last tool block's cost
@@ -379,42 +388,28 @@ class History:
         at most that much); the last tool block's start (the redaction's backward scan); the last
         window whose fact ids are kept as a sliding count. The step's own messages come after it, so a
         425's truncation back to the step's start cannot move a trim before it. Budget 0 releases nothing.
+        A trim that would still reach a released message raises (:meth:`_suffix_start`).
         """
-        n, base = len(self.msgs), self.base
-        lo = max(0, self._free - base)
+        n = len(self.msgs)
         if budget <= 0 or n == 0:
-            return lo
+            return self.released
         msgs, costs = self.msgs, self.costs
         i = n - 1
-        while i >= lo and msgs[i].get("role") != "tool":
+        while i >= 0 and msgs[i].get("role") != "tool":
             i -= 1
         block, tool_start = 0, n
-        if i >= lo:  # else no tool message since the last release, so none at all (the last block is never
-            # released): no redaction can rewrite one, and the scan need not stop the horizon
-            while i >= lo and msgs[i].get("role") == "tool":
+        if i >= 0:  # else no tool message is held: none at all (the last block is never released), so no
+            # redaction can rewrite one, and the scan need not stop the horizon
+            while i >= 0 and msgs[i].get("role") == "tool":
                 block += costs[i]
                 i -= 1
             tool_start = i + 1
-        horizon = min(self._suffix_start(budget + block), tool_start)
+        horizon = min(self._suffix_start(budget + block, reach=False), tool_start)
         if self._win[1] > self._win[0]:
-            horizon = min(horizon, self._win[0] - base)
-        if horizon <= lo:
-            return lo
-        if self._evalid < horizon:  # exact sums start at or after the horizon: carry the prefix sum over
-            prev = self._ecum[self._evalid - 1] if self._evalid else self._ecum0
-            self._ecum[self._evalid : horizon] = [prev] * (horizon - self._evalid)
-            self._evalid = horizon
-        ex, fx, ecum = self._ex, self._fx, self._ecum
-        for k in range(lo, horizon):
-            msgs[k] = self.sent[k] = RELEASED
-            ex[k] = fx[k] = None
-            costs[k] = 0  # the prefix sums keep the costs; a small int is shared, not allocated
-        for k in range(lo, min(horizon - 1, len(ecum))):
-            ecum[k] = 0  # an exact sum reads at most the entry just before the horizon
-        self._free = base + horizon
-        for key in [k for k in self._parts if k < self._free]:
-            del self._parts[key]
-        return horizon
+            horizon = min(horizon, self._win[0] - self.base)
+        if horizon > 0:
+            self._drop_front(horizon)
+        return self.released
 
     # -- the trim --------------------------------------------------------------------------------------
     def trim_start(self, budget: int) -> tuple[int, int]:
@@ -428,19 +423,25 @@ class History:
             return 0, 0
         start = self._suffix_start(budget)
         cum = self._cum
-        total = cum[-1] - (cum[start - 1] if start else self._cum0)
+        total = cum[-1] - (cum[start - 1] if start else self._hcum0)
         msgs = self.msgs
         while start < n and msgs[start].get("role") == "tool":
             total -= self.costs[start]
             start += 1
         return start, total
 
-    def _suffix_start(self, budget: int) -> int:
+    def _suffix_start(self, budget: int, *, reach: bool = True) -> int:
         """The start of the longest suffix whose cost is within *budget* > 0 (the newest message even when
-        it alone is over), by bisection over the prefix sums; leading tool messages not yet dropped."""
+        it alone is over), by bisection over the prefix sums; leading tool messages not yet dropped. With
+        *reach* (a trim that reads the suffix), raises when it would start before ``msgs[0]`` with messages
+        released there (a wrong horizon); else such a suffix starts at 0."""
         n, cum = len(self.msgs), self._cum
         target = cum[-1] - budget
-        return 0 if self._cum0 >= target else min(n - 1, bisect_left(cum, target) + 1)
+        if self._hcum0 < target:
+            return min(n - 1, bisect_left(cum, target) + 1)
+        if reach and self._hcum1 >= target and self.base > self.origin:
+            raise AssertionError("a trim reached a released message: History.release's horizon is wrong")
+        return 0
 
     def trim(self, budget: int) -> list[dict[str, Any]]:
         """``_trim_messages_to_token_budget(history, budget)`` over the cached costs."""
