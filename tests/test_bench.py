@@ -339,6 +339,42 @@ def test_run_all_reports_every_script_and_a_failed_one_as_a_row(tmp_path) -> Non
     assert " M events/s; tiktoken cl100k " in page and " MB/s. " in page
 
 
+def test_run_all_assembles_a_page_from_scripts_run_separately(tmp_path) -> None:
+    """``run_all --assemble`` writes the page from goals documents scripts wrote with ``--json`` (hours-long
+    ones run apart): each row keeps the command that wrote it, the ``--json`` path shown as FILE; a file
+    that is not a goals document is refused with one error line and no page."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    goal = {"key": "memory.toy", "goal": "toy cell", "value": 120.0, "target": "< 500 MB", "ok": True,
+            "detail": "8k: 100 MB at 25,000", "unit": "MB"}  # fmt: skip
+    doc = tmp_path / "toy.json"
+    command = f"benchmarks/bench_memory.py --designs toy --json {doc}"
+    machine = {"processor": "TestCPU", "cpus": 2}
+    doc.write_text(json.dumps({"title": "t", "command": command, "machine": machine, "goals": [goal]}))
+    out = tmp_path / "page.md"
+    root = Path(__file__).resolve().parent.parent
+    run_all = [sys.executable, str(root / "benchmarks" / "run_all.py")]
+
+    proc = subprocess.run([*run_all, "--assemble", str(doc), "--out", str(out)], capture_output=True,
+                          text=True, cwd=root, timeout=120)  # fmt: skip
+    page = out.read_text()
+    assert proc.returncode == 0, proc.stderr
+    assert "| toy cell (`memory.toy`) | 120.0 MB | < 500 MB | yes | 8k: 100 MB at 25,000 |" in page
+    assert "`python benchmarks/bench_memory.py --designs toy --json FILE`" in page
+    assert "Assembled from the goals documents" in page and "Machine: TestCPU, 2 CPUs" in page
+    assert "1 of 1 goals met." in page
+
+    (tmp_path / "bad.json").write_text("[1]")
+    other = tmp_path / "other.md"
+    bad = subprocess.run([*run_all, "--assemble", str(tmp_path / "bad.json"), "--out", str(other)],
+                         capture_output=True, text=True, cwd=root, timeout=120)  # fmt: skip
+    assert bad.returncode == 2 and not other.exists()
+    assert bad.stderr.count("\n") == 1 and "not a goals document" in bad.stderr
+
+
 def test_a_benchmark_goal_is_met_as_its_target_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """``Goal.of`` checks the value against the target text itself (``>= 1/3`` is one third, not 0.33),
     so the table's target and its yes/no cannot disagree; a target it cannot read is an error."""
