@@ -52,13 +52,18 @@ from systems.nemsy.state import (
 class MtimeIndex:
     """Every ``*.md`` under the Wiki, and the loadable ones ordered by (mtime desc, path order).
 
-    :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages.
+    :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages. Each page
+    is held as its path in the order and its mtime (issue 33: no sort-key tuple per page; the key is made
+    for the pages a bisection compares).
     """
 
     def __init__(self) -> None:
         self.md: set[str] = set()
-        self._keys: list[tuple[float, tuple[str, ...], str]] = []
-        self._key_of: dict[str, tuple[float, tuple[str, ...], str]] = {}
+        self._order: list[str] = []  # loadable pages by _key
+        self._mtime: dict[str, float] = {}
+
+    def _key(self, rel: str) -> tuple[float, tuple[str, ...], str]:
+        return (-self._mtime[rel], path_key(rel), rel)
 
     def put(self, rel: str, mtime: float) -> None:
         """Record that *rel* exists with *mtime*."""
@@ -68,15 +73,14 @@ class MtimeIndex:
         if not loadable(rel):
             return
         self.drop_key(rel)
-        key = (-mtime, path_key(rel), rel)
-        bisect.insort(self._keys, key)
-        self._key_of[rel] = key
+        self._mtime[rel] = mtime
+        bisect.insort(self._order, rel, key=self._key)
 
     def drop_key(self, rel: str) -> None:
-        key = self._key_of.pop(rel, None)
-        if key is not None:
-            i = bisect.bisect_left(self._keys, key)
-            del self._keys[i]
+        if rel in self._mtime:
+            i = bisect.bisect_left(self._order, self._key(rel), key=self._key)
+            del self._order[i]
+            del self._mtime[rel]
 
     def drop(self, rel: str) -> None:
         """Record that *rel* is gone."""
@@ -85,17 +89,17 @@ class MtimeIndex:
 
     def newest(self, n: int) -> list[str]:
         """The *n* newest loadable pages (ties in path order)."""
-        return [k[2] for k in self._keys[: max(0, n)]]
+        return self._order[: max(0, n)]
 
     def loadable(self) -> list[str]:
         """Every loadable page, newest first."""
-        return [k[2] for k in self._keys]
+        return list(self._order)
 
     def mtime(self, rel: str) -> float:
-        return -self._key_of[rel][0]
+        return self._mtime[rel]
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self._order)
 
 
 class Vault(Ledger):
