@@ -114,8 +114,7 @@ class LedgerFile:
     def forget(self) -> None:
         """Drop what is known about the file (it was written behind this writer's back)."""
         self._doc: object = None
-        self._keys: list[str] = []
-        self._pos: dict[str, int] = {}
+        self._keys: dict[str, None] = {}  # the records' keys in order (no position held per record)
         self._lens = array("q")  # each record's encoded length, in order
         self._head = 0  # the bytes before the first record
         self._end = 0  # the byte offset just after the last record (where the footer starts)
@@ -140,13 +139,18 @@ class LedgerFile:
         if self._doc is _DROPPED:
             self._doc = data
 
+    def _index(self, key: str) -> int | None:
+        """Where record *key* is in the document (None: it has none); a scan, made only for a replaced or
+        read-back record (appends and misses, all a bench cell makes, need none)."""
+        return list(self._keys).index(key) if key in self._keys else None
+
     def _start(self, i: int) -> int:
         """Where record *i* starts: the head and the records before it with their ``,\\n`` separators."""
         return self._head + sum(self._lens[:i]) + 2 * i
 
     def get(self, tree: Any, path: str, key: str, default: Any = None) -> Any:
         """Record *key* of the dropped document read back from the file (*default* when it has none)."""
-        i = self._pos.get(key)
+        i = self._index(key)
         if i is None:
             return default
         piece = tree.peek(path, self._start(i), self._lens[i])
@@ -155,7 +159,7 @@ class LedgerFile:
     def put(self, tree: Any, path: str, key: str, value: Any, clock: Any) -> int:
         """Set record *key* of the dropped document to *value* (appended when new); returns the new size."""
         piece = self._piece(key, value)
-        i = self._pos.get(key)
+        i = self._index(key)
         if i is None:
             start, tail = self._append(key, piece)
         else:
@@ -170,8 +174,7 @@ class LedgerFile:
 
     def _append(self, key: str, piece: bytes) -> tuple[int, bytes]:
         """Index *piece* (record *key*) as the last record; where it is written from, and what."""
-        self._pos[key] = len(self._keys)
-        self._keys.append(key)
+        self._keys[key] = None
         self._lens.append(len(piece))
         start = self._end
         self._end += 2 + len(piece)
@@ -184,11 +187,12 @@ class LedgerFile:
         same = data is self._doc and list(data) == ["version", "files"]
         if same and changed is not None and isinstance(files, dict) and changed in files:
             n = len(self._keys)
-            appended = changed not in self._pos and n and len(files) == n + 1
+            appended = changed not in self._keys and n and len(files) == n + 1
             if appended and next(reversed(files)) == changed:
                 return self._splice(tree, path, n, changed, files, clock)
-            if changed in self._pos and len(files) == n:
-                return self._splice(tree, path, self._pos[changed], changed, files, clock)
+            i = self._index(changed)
+            if i is not None and len(files) == n:
+                return self._splice(tree, path, i, changed, files, clock)
         return self._whole(tree, path, data, clock)
 
     def _piece(self, key: str, value: Any) -> bytes:
@@ -203,9 +207,8 @@ class LedgerFile:
             return len(text)
         head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
         pieces = []
-        for i, (k, v) in enumerate(files.items()):
-            self._keys.append(k)
-            self._pos[k] = i
+        for k, v in files.items():
+            self._keys[k] = None
             pieces.append(self._piece(k, v))
             self._lens.append(len(pieces[-1]))
         body = b",\n".join(pieces)
@@ -224,7 +227,7 @@ class LedgerFile:
             start = self._start(i)
             self._end += len(piece) - self._lens[i]
             self._lens[i] = len(piece)
-            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in self._keys[i + 1 :])])
+            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in list(self._keys)[i + 1 :])])
         tail += self._FOOT.encode()
         tree.write_from(path, start, tail, clock=clock)
         return start + len(tail)

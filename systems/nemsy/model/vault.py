@@ -53,14 +53,22 @@ class MtimeIndex:
     """Every ``*.md`` under the Wiki, and the loadable ones ordered by (mtime desc, path order).
 
     :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages. Each page
-    is held as its path in the order and its mtime (issue 33: no sort-key tuple per page; the key is made
-    for the pages a bisection compares).
+    is held as its path in the order and its mtime (issue 33: no sort-key tuple per page, made only for
+    the pages a bisection compares, and no second set of the loadable pages' paths).
     """
 
     def __init__(self) -> None:
-        self.md: set[str] = set()
+        self._other: set[str] = set()  # the *.md files that are not loadable (index.md, log.md)
         self._order: list[str] = []  # loadable pages by _key
         self._mtime: dict[str, float] = {}
+
+    def has_md(self) -> bool:
+        """Whether any ``*.md`` is under the Wiki."""
+        return bool(self._mtime or self._other)
+
+    def md(self) -> list[str]:
+        """Every ``*.md`` under the Wiki (in no particular order)."""
+        return [*self._mtime, *self._other]
 
     def _key(self, rel: str) -> tuple[float, tuple[str, ...], str]:
         return (-self._mtime[rel], path_key(rel), rel)
@@ -69,8 +77,8 @@ class MtimeIndex:
         """Record that *rel* exists with *mtime*."""
         if not rel.endswith(".md"):
             return
-        self.md.add(rel)
         if not loadable(rel):
+            self._other.add(rel)
             return
         self.drop_key(rel)
         self._mtime[rel] = mtime
@@ -84,7 +92,7 @@ class MtimeIndex:
 
     def drop(self, rel: str) -> None:
         """Record that *rel* is gone."""
-        self.md.discard(rel)
+        self._other.discard(rel)
         self.drop_key(rel)
 
     def newest(self, n: int) -> list[str]:
@@ -223,7 +231,7 @@ class Vault(Ledger):
 
     def list_wiki_notes(self) -> list[str]:
         """``sorted(wiki.rglob("*.md"))`` as Wiki-relative paths."""
-        return sorted(self.pages.md, key=path_key)
+        return sorted(self.pages.md(), key=path_key)
 
     def touch_wiki_note(self, rel: str) -> None:
         """Bump a page's mtime to now (an editor saving it unchanged)."""
