@@ -280,6 +280,14 @@ class FileTree(abc.ABC):
             raise FileMissing(path)
         return self._read_from(p, max(0, offset))
 
+    def peek(self, path: str, offset: int, length: int) -> bytes:
+        """At most *length* bytes of *path* from *offset*, counted as no operation: a model re-reading bytes
+        it wrote itself in place of a copy it no longer holds (issue 33), not a read the system makes."""
+        p = normalize(path)
+        if not self._exists(p):
+            raise FileMissing(path)
+        return self._read_from(p, max(0, offset))[0][: max(0, length)]
+
     def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
         """Extension point with a default that reads the whole file (override to skip the head)."""
         data = self._read(path)

@@ -7,8 +7,9 @@ per file instead of the file:
 
 * a **spilled** file (a path the *spill* predicate accepts: files written whole and then mostly left
   alone) stays in memory while it is among the *hot* newest such writes, then its body moves to one shared
-  temp file and only its offset and length stay; a read fetches it back with one ``pread``, an append or a
-  partial rewrite first brings it back into memory;
+  temp file and only one int stays, its offset, length and mtime packed (no entry in the tree's file and
+  mtime tables); a read fetches it back with one ``pread``, an append or a partial rewrite first brings it
+  back into memory;
 * a **tail** file (a path the *tail* predicate accepts: a file that only grows or has its tail rewritten,
   such as a log or a JSON document spliced at its end) lives in its own temp file: appends and tail
   rewrites write there, reads read there, and only its size stays in memory.
@@ -21,15 +22,29 @@ behind); it is the host's disk, not the model's.
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
 import weakref
 from collections import deque
 from collections.abc import Callable
 
-from sim.files import MemoryTree, MtimeSource
+from sim.files import MemoryTree, MtimeSource, PathConflict
 
 #: Above any file's length (1 TiB): a spilled file's offset and length packed in one int.
 _SPAN = 1 << 40
+#: A cold file's int: ``(offset * _SPAN + length) << 64`` plus its mtime's IEEE-754 bits (exact).
+_MASK = (1 << 64) - 1
+_DOUBLE, _BITS = struct.Struct("<d"), struct.Struct("<Q")
+
+
+def _bits(mtime: float) -> int:
+    return int(_BITS.unpack(_DOUBLE.pack(mtime))[0])
+
+
+def _unbits(bits: int) -> float:
+    return float(_DOUBLE.unpack(_BITS.pack(bits & _MASK))[0])
+
+
 #: The :attr:`MemoryTree._files` entry of a file whose bytes live in a temp file (never mutated).
 _ELSEWHERE = bytearray()
 
@@ -77,7 +92,7 @@ class SpillTree(MemoryTree):
     ) -> None:
         super().__init__(mtime)
         self._spill, self._tail, self._hot = spill, tail, max(0, hot)
-        #: spilled path -> its offset in the shared file times 2**40 plus its length (one int, not a tuple)
+        #: spilled path -> its offset in the shared file, length and mtime packed in one int (not a tuple)
         self._cold: dict[str, int] = {}
         self._recent: deque[str] = deque()  # spilled writes still in memory, oldest first
         self._tails: dict[str, tuple[int, int]] = {}  # tail path -> (its descriptor, its size)
@@ -99,15 +114,18 @@ class SpillTree(MemoryTree):
 
     # -- spilled files -------------------------------------------------------------------------------
     def _load(self, path: str) -> bytes:
-        offset, length = divmod(self._cold[path], _SPAN)
+        offset, length = divmod(self._cold[path] >> 64, _SPAN)
         return _pread(self._shared, length, offset)
 
-    def _warm(self, path: str) -> None:
-        """Bring a spilled body back into memory (before it is appended to or partly rewritten)."""
-        if path in self._cold:
-            data = self._load(path)
+    def _warm(self, path: str, *, body: bool = True) -> None:
+        """Bring a spilled file back into the tree's tables (before it is appended to, partly rewritten,
+        replaced, renamed or deleted), with its body unless *body* is False (it is about to go)."""
+        cold = self._cold.get(path)
+        if cold is not None:
+            data = self._load(path) if body else b""
             del self._cold[path]
             self._files[path] = bytearray(data)
+            self._mtimes[path] = _unbits(cold)
 
     def _cool(self) -> None:
         """Move the bodies of spilled writes beyond the *hot* newest to the shared file."""
@@ -119,9 +137,10 @@ class SpillTree(MemoryTree):
             if self._shared < 0:
                 self._shared = self._new_fd()
             _pwrite(self._shared, bytes(body), self._end)
-            self._cold[path] = self._end * _SPAN + len(body)
+            mtime = self._mtimes.pop(path, 0.0)  # none yet when stamped after this (hot=0)
+            self._cold[path] = (self._end * _SPAN + len(body)) << 64 | _bits(mtime)
             self._end += len(body)
-            self._files[path] = _ELSEWHERE
+            del self._files[path]
 
     # -- tail files ----------------------------------------------------------------------------------
     def _to_tail(self, path: str) -> int:
@@ -129,10 +148,10 @@ class SpillTree(MemoryTree):
         got = self._tails.get(path)
         if got is not None:
             return got[0]
+        self._warm(path)
         existing = self._read(path) if path in self._files else b""
         if path not in self._files:
             super()._write(path, b"", append=False)  # the path and its directories
-        self._cold.pop(path, None)
         fd = self._new_fd()
         _pwrite(fd, existing, 0)
         self._tails[path] = (fd, len(existing))
@@ -153,7 +172,7 @@ class SpillTree(MemoryTree):
         if path in self._tails:
             return self._tails[path][1]
         cold = self._cold.get(path)
-        return cold % _SPAN if cold is not None else super()._size(path)
+        return (cold >> 64) % _SPAN if cold is not None else super()._size(path)
 
     def _read(self, path: str) -> bytes:
         if path in self._tails:
@@ -172,12 +191,9 @@ class SpillTree(MemoryTree):
 
     def _write(self, path: str, data: bytes, append: bool) -> None:
         if path in self._tails or self._tail(path):
-            self._tail_write(path, self._size(path) if append and path in self._files else 0, data)
+            self._tail_write(path, self._size(path) if append and self._exists(path) else 0, data)
             return
-        if append:
-            self._warm(path)
-        else:
-            self._cold.pop(path, None)
+        self._warm(path, body=append)
         super()._write(path, data, append)
         if not append and self._spill(path):
             self._recent.append(path)
@@ -191,6 +207,7 @@ class SpillTree(MemoryTree):
         super()._write_from(path, offset, data)
 
     def _delete(self, path: str) -> None:
+        self._warm(path, body=False)
         self._forget(path)
         super()._delete(path)
 
@@ -203,16 +220,40 @@ class SpillTree(MemoryTree):
             self._fds.discard(got[0])
 
     def _rename(self, src: str, dst: str) -> None:
-        if src == dst:
-            super()._rename(src, dst)
-            return
-        self._forget(dst)
+        if src != dst:
+            self._warm(dst, body=False)
+            self._forget(dst)
         cold, got = self._cold.pop(src, None), self._tails.pop(src, None)
+        if cold is not None:  # the tables' entries move; the body stays where it is
+            self._files[src], self._mtimes[src] = _ELSEWHERE, _unbits(cold)
         super()._rename(src, dst)
         if cold is not None:
+            del self._files[dst], self._mtimes[dst]
             self._cold[dst] = cold
         if got is not None:
             self._tails[dst] = got
+
+    def _exists(self, path: str) -> bool:
+        return path in self._files or path in self._cold
+
+    def _list(self) -> list[str]:
+        return [*self._files, *self._cold]
+
+    def _mtime(self, path: str) -> float:
+        cold = self._cold.get(path)
+        return _unbits(cold) if cold is not None else super()._mtime(path)
+
+    def _set_mtime(self, path: str, mtime: float) -> None:
+        super()._set_mtime(path, mtime)  # MemoryTree's rounding
+        cold = self._cold.get(path)
+        if cold is not None:
+            self._cold[path] = cold >> 64 << 64 | _bits(self._mtimes.pop(path))
+
+    def _check_file_path(self, p: str) -> None:
+        for d in self._ancestors(p):
+            if d in self._cold:
+                raise PathConflict(f"{d!r} is a file, so {p!r} cannot be created")
+        super()._check_file_path(p)
 
     def total_bytes(self, directory: str = "") -> int:
         """The bytes stored under *directory* (files elsewhere by their recorded size, not read back)."""

@@ -113,8 +113,9 @@ def test_adapter_honours_variant_and_knobs() -> None:
 
 def test_long_cell_holds_only_the_hot_files_bytes(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Issue 33: the bench vault holds in memory only the bodies of its newest HOT_FILES sources and pages
-    (the rest, and the ledger, token log, index and log, live in temp files) and not the token log's
-    records, and its requests, storage and token log are those of the all-in-memory tree."""
+    (the rest, and the ledger, token log, index and log, live in temp files) and neither the token log's
+    records nor the ledger's document, and its requests, storage, token log and ledger are those of the
+    all-in-memory tree."""
     import systems.nemsy.adapter as mod
     from sim.files import MemoryTree
 
@@ -130,5 +131,8 @@ def test_long_cell_holds_only_the_hot_files_bytes(monkeypatch) -> None:  # type:
     assert [whole.step(s).parts for s in wl.steps] == reqs
     assert lean.storage() == whole.storage()
     assert lean.nemsy._tokens_cache is None  # the token log's records are read back from its file
+    assert lean.nemsy._ledger_cache is None  # and so are the ledger's, by key
+    assert lean.nemsy.load_ingest_log() == whole.nemsy.load_ingest_log()
+    assert not lean.nemsy.page_source_hash  # ground truth only checkers read
     assert lean.nemsy.load_token_log() == whole.nemsy.load_token_log()
     assert lean.nemsy.summarize_token_log()["total_calls"] == len(wl.steps)  # one ingest a step

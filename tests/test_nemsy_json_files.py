@@ -9,9 +9,11 @@ from hypothesis import strategies as st
 
 from sim.engine import Simulation
 from sim.files import DiskTree, MemoryTree
+from sim.variant import Variant
 from systems.nemsy import Nemsy
 from systems.nemsy.model import LEDGER_PATH, TOKEN_LOG_PATH
 from systems.nemsy.policies import FactAnswerer, IngestResponder
+from systems.nemsy.state import FIX_LEDGER_BACKUP
 
 OPS = st.lists(
     st.one_of(
@@ -23,21 +25,33 @@ OPS = st.lists(
             st.sampled_from([json.dumps({"version": 2, "files": {}, "z": 1}, indent=2), "{bad"]),
         ),
         st.tuples(st.just("query"), st.integers(0, 4)),
+        st.tuples(st.just("sources")),
     ),
     max_size=12,
 )
 
 
-def _run(tree_factory, ops) -> list[tuple[str, str]]:
+def _run(tree_factory, ops, *, hold: bool = True, fixes: frozenset[str] = frozenset()) -> list[tuple]:
     sim = Simulation(0)
-    n = Nemsy(sim, tree=tree_factory(), responder=IngestResponder(), answerer=FactAnswerer())
+    n = Nemsy(
+        sim,
+        tree=tree_factory(),
+        responder=IngestResponder(),
+        answerer=FactAnswerer(),
+        variant=Variant(fixes=fixes),
+    )
+    n.hold_ledger = hold
     seen = []
     for op in ops:
         if op[0] == "ingest":
             n.write_source(f"s{op[1]}.md", op[2])
+            seen.append(("status", n.get_file_status(f"origin-sources/s{op[1]}.md", op[2])))
             n.cli_ingest(f"s{op[1]}.md", force=True)
+            seen.append(("ops", f"{n.tree.ops} {n.bytes_written}"))
         elif op[0] == "hand-edit":
             n.corrupt_ingest_log(op[1])
+        elif op[0] == "sources":
+            seen.append(("sources", json.dumps(n.sources(), sort_keys=True)))
         else:
             n.query(f"q{op[1]}?")
         sim.env.run(until=sim.now + 1)
@@ -62,6 +76,16 @@ def test_files_are_json_dumps_after_every_step(ops) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         assert _run(MemoryTree, ops) == _run(lambda: DiskTree(tmp), ops)
+
+
+@settings(max_examples=40, deadline=None)
+@given(OPS, st.booleans())
+def test_ledger_not_held_reads_and_writes_as_held(ops, backup) -> None:
+    """Issue 33: with ``hold_ledger`` False (the benchmark's installation) the ledger's document is read
+    back from its file by key, yet statuses, files, operations and bytes written are those of the held
+    document, with and without the ledger-backup fix."""
+    fixes = frozenset({FIX_LEDGER_BACKUP}) if backup else frozenset()
+    assert _run(MemoryTree, ops, hold=False, fixes=fixes) == _run(MemoryTree, ops, fixes=fixes)
 
 
 def test_write_from_replaces_the_tail() -> None:

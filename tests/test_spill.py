@@ -44,10 +44,11 @@ def op(tree: FileTree, rng: random.Random, now: float) -> object:
     return outcome(calls[kind])
 
 
+@pytest.mark.parametrize("hot", [0, 2])
 @pytest.mark.parametrize("seed", range(6))
-def test_spill_tree_agrees_with_memory_tree(seed: int) -> None:
+def test_spill_tree_agrees_with_memory_tree(seed: int, hot: int) -> None:
     mem = MemoryTree()
-    spill = SpillTree(spill=lambda p: p.startswith(("a/", "b/")), tail=lambda p: p.startswith("t/"), hot=2)
+    spill = SpillTree(spill=lambda p: p.startswith(("a", "b/")), tail=lambda p: p.startswith("t/"), hot=hot)
     ra, rb = random.Random(seed), random.Random(seed)
     for i in range(600):
         assert op(mem, ra, float(i)) == op(spill, rb, float(i)), i
@@ -59,6 +60,7 @@ def test_spill_tree_agrees_with_memory_tree(seed: int) -> None:
             spill.mtime(p),
             spill.size(p),
         )
+    assert mem._dirs == spill._dirs
     spill.close()
 
 
@@ -71,6 +73,8 @@ def test_spilled_and_tail_bodies_leave_memory() -> None:
     tree.write_from("log", 5, b"X")
     held = {p: len(b) for p, b in tree._files.items() if b}  # the bodies still in memory
     assert sorted(held) == ["s/47.md", "s/48.md", "s/49.md"]
+    # a spilled file keeps no entry in the tree's file and mtime tables, only its packed int (issue 33)
+    assert sorted(tree._files) == sorted(tree._mtimes) == ["log", "s/47.md", "s/48.md", "s/49.md"]
     assert tree.read_text("s/0.md") == "page 0 " * 20 and tree.read_bytes("log") == b"line X"
     assert tree.total_bytes() == sum(len(f"page {i} " * 20) for i in range(50)) + 6
     tree.close()

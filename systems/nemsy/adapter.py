@@ -21,9 +21,11 @@ the file. Raw sources and Wiki pages are spilled: their bytes move to an unlinke
 :data:`HOT_FILES` newer ones were written (an ingest reads its source in the same step; a request loads
 at most the 30 newest pages, and the ingest the 10 newest). The files that only grow or are spliced at
 their end (``ingest_log.json`` and its backup, ``token_log.json``, ``index.md``, ``log.md``) each live in
-their own temp file: the model keeps what it reads of them in memory (the ledger document, the index
-blocks) but not the token log's records (``hold_token_log``: each is appended to the file), and an append
-reads one byte of ``log.md``.
+their own temp file: the model keeps what it reads of them in memory (the index blocks) but not the
+token log's records (``hold_token_log``: each is appended to the file) nor the ledger's document
+(``hold_ledger``: a record is read back from the file by key, where an index of keys and record lengths
+points, and a new one is spliced in before the closing braces), and an append reads one byte of
+``log.md``. The page-hash ground truth that only checkers read is not kept (``keep_page_hashes``).
 
 The *variant* (``memsim bench --designs nemsy:fixed``) and the knobs
 (:class:`~systems.nemsy.design.NemsyKnobs`) apply to both calls. Nemsy has no token budget: it counts
@@ -109,6 +111,8 @@ class Adapter:
             ingest_pages=k.ingest_pages,
         )
         self.nemsy.hold_token_log = False  # nothing here reads the token log back
+        self.nemsy.hold_ledger = False  # the ledger's records are read back from its file by key
+        self.nemsy.keep_page_hashes = False  # ground truth for checkers, and none runs here
         default = CHAT_PAGES if k.route == "web_chat" else QUERY_PAGES
         self.pages = k.pages if k.pages is not None else default
         self.source_bytes = 0

@@ -137,7 +137,8 @@ class Agent(Vault):
             if old is not None and old.wiki_page and old.wiki_page != filename:
                 self._remove_page(old.wiki_page)
         self._wiki_write(filename, body)
-        self.page_source_hash[filename] = content_hash(content)
+        if self.keep_page_hashes:
+            self.page_source_hash[filename] = content_hash(content)
         self.derivations.pop(filename, None)
         self.sim.faults.point(fp.INGEST_AFTER_PAGE)
         self._update_index(title, filename, f"来自 {title} 的摘要")

@@ -60,6 +60,12 @@ class Base:
     #: Whether the token log's records stay in memory once written (the benchmark adapter sets False:
     #: a long run's log is then read back from its file when someone reads it; issue 33).
     hold_token_log = True
+    #: Whether the ingest ledger's document stays in memory once written (the benchmark adapter sets
+    #: False: records are then read back from ``ingest_log.json`` by key; issue 33).
+    hold_ledger = True
+    #: Whether :attr:`page_source_hash` is kept (checkers read it; the benchmark adapter, which runs none,
+    #: sets False so a long run does not hold a hash per page; issue 33).
+    keep_page_hashes = True
     _ledger_file: LedgerFile
     _backup_file: LedgerFile
     _token_file: TokenLogFile

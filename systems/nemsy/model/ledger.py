@@ -90,6 +90,10 @@ def _indented(value: Any, level: int) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + " " * level)
 
 
+#: What :class:`LedgerFile` and :class:`TokenLogFile` hold for a document they wrote and then dropped.
+_DROPPED = object()
+
+
 class LedgerFile:
     """Writes ``ingest_log.json`` as ``json.dumps(document, ensure_ascii=False, indent=2)`` (upstream's
     whole-file rewrite) while rewriting on the tree only the bytes that changed: when the document is the
@@ -98,7 +102,12 @@ class LedgerFile:
     are the same either way; :meth:`forget` after anyone else writes the file. Only each record's encoded
     length is kept (issue 33: a long run's ledger is not held twice); a replaced record's successors are
     encoded again from the document, which holds them unchanged (records are replaced, never edited in
-    place), so they are the bytes written before."""
+    place), so they are the bytes written before.
+
+    :meth:`drop` lets go of the document itself (the benchmark's installation, ``hold_ledger``): the file
+    then is the document, :meth:`get` reads one record back from it by key (an index of keys and record
+    lengths stays) and :meth:`put` adds or replaces one, writing the bytes the whole document's rewrite
+    would end with."""
 
     _HEAD = '{\n  "version": %s,\n  "files": {\n'
     _FOOT = "\n  }\n}"
@@ -109,11 +118,71 @@ class LedgerFile:
     def forget(self) -> None:
         """Drop what is known about the file (it was written behind this writer's back)."""
         self._doc: object = None
-        self._keys: list[str] = []
-        self._pos: dict[str, int] = {}
+        self._keys: dict[str, None] = {}  # the records' keys in order (no position held per record)
         self._lens = array("q")  # each record's encoded length, in order
         self._head = 0  # the bytes before the first record
         self._end = 0  # the byte offset just after the last record (where the footer starts)
+
+    def drop(self) -> None:
+        """Stop holding the document written last (only one written record by record, with records)."""
+        if self._doc is not None and self._doc is not _DROPPED and self._keys:
+            self._doc = _DROPPED
+
+    @property
+    def droppable(self) -> bool:
+        """Whether :meth:`drop` would let the document go (it was written record by record)."""
+        return self._doc is _DROPPED or (self._doc is not None and bool(self._keys))
+
+    @property
+    def dropped(self) -> bool:
+        """Whether the file, not a held document, is what this writer knows (:meth:`drop`)."""
+        return self._doc is _DROPPED
+
+    def adopt(self, data: dict[str, Any]) -> None:
+        """Hold *data* again, parsed from the file this writer wrote and dropped (it encodes to the file)."""
+        if self._doc is _DROPPED:
+            self._doc = data
+
+    def _index(self, key: str) -> int | None:
+        """Where record *key* is in the document (None: it has none); a scan, made only for a replaced or
+        read-back record (appends and misses, all a bench cell makes, need none)."""
+        return list(self._keys).index(key) if key in self._keys else None
+
+    def _start(self, i: int) -> int:
+        """Where record *i* starts: the head and the records before it with their ``,\\n`` separators."""
+        return self._head + sum(self._lens[:i]) + 2 * i
+
+    def get(self, tree: Any, path: str, key: str, default: Any = None) -> Any:
+        """Record *key* of the dropped document read back from the file (*default* when it has none)."""
+        i = self._index(key)
+        if i is None:
+            return default
+        piece = tree.peek(path, self._start(i), self._lens[i])
+        return json.loads(b"{" + piece + b"}")[key]
+
+    def put(self, tree: Any, path: str, key: str, value: Any, clock: Any) -> int:
+        """Set record *key* of the dropped document to *value* (appended when new); returns the new size."""
+        piece = self._piece(key, value)
+        i = self._index(key)
+        if i is None:
+            start, tail = self._append(key, piece)
+        else:
+            start, old = self._start(i), self._lens[i]
+            rest = tree.peek(path, start + old, self._end - start - old)  # the successors' bytes
+            self._end += len(piece) - old
+            self._lens[i] = len(piece)
+            tail = piece + rest
+        tail += self._FOOT.encode()
+        tree.write_from(path, start, tail, clock=clock)
+        return start + len(tail)
+
+    def _append(self, key: str, piece: bytes) -> tuple[int, bytes]:
+        """Index *piece* (record *key*) as the last record; where it is written from, and what."""
+        self._keys[key] = None
+        self._lens.append(len(piece))
+        start = self._end
+        self._end += 2 + len(piece)
+        return start, b",\n" + piece
 
     def write(self, tree: Any, path: str, data: dict[str, Any], changed: str | None, clock: Any) -> int:
         """Write *data* (whose record *changed* is the only change since the last write, when known) to
@@ -122,11 +191,12 @@ class LedgerFile:
         same = data is self._doc and list(data) == ["version", "files"]
         if same and changed is not None and isinstance(files, dict) and changed in files:
             n = len(self._keys)
-            appended = changed not in self._pos and n and len(files) == n + 1
+            appended = changed not in self._keys and n and len(files) == n + 1
             if appended and next(reversed(files)) == changed:
                 return self._splice(tree, path, n, changed, files, clock)
-            if changed in self._pos and len(files) == n:
-                return self._splice(tree, path, self._pos[changed], changed, files, clock)
+            i = self._index(changed)
+            if i is not None and len(files) == n:
+                return self._splice(tree, path, i, changed, files, clock)
         return self._whole(tree, path, data, clock)
 
     def _piece(self, key: str, value: Any) -> bytes:
@@ -141,9 +211,8 @@ class LedgerFile:
             return len(text)
         head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
         pieces = []
-        for i, (k, v) in enumerate(files.items()):
-            self._keys.append(k)
-            self._pos[k] = i
+        for k, v in files.items():
+            self._keys[k] = None
             pieces.append(self._piece(k, v))
             self._lens.append(len(pieces[-1]))
         body = b",\n".join(pieces)
@@ -157,24 +226,15 @@ class LedgerFile:
         the head and the records before it with their ``,\\n`` separators, summed in C)."""
         piece = self._piece(key, files[key])
         if i == len(self._keys):
-            self._keys.append(key)
-            self._pos[key] = i
-            self._lens.append(len(piece))
-            start = self._end
-            tail = b",\n" + piece
-            self._end += len(tail)
+            start, tail = self._append(key, piece)
         else:
-            start = self._head + sum(self._lens[:i]) + 2 * i
+            start = self._start(i)
             self._end += len(piece) - self._lens[i]
             self._lens[i] = len(piece)
-            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in self._keys[i + 1 :])])
+            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in list(self._keys)[i + 1 :])])
         tail += self._FOOT.encode()
         tree.write_from(path, start, tail, clock=clock)
         return start + len(tail)
-
-
-#: What :class:`TokenLogFile` holds for a list it wrote and then dropped (:meth:`TokenLogFile.drop`).
-_DROPPED = object()
 
 
 class TokenLogFile:
@@ -240,6 +300,14 @@ class Ledger(Base):
         """
         if self._ledger_cache is not None:
             return self._ledger_cache
+        if self._ledger_dropped():
+            # the file is the document the model last wrote (and let go): read it back, as no operation
+            size = self.tree.size(LEDGER_PATH)
+            data = json.loads(self.tree.peek(LEDGER_PATH, 0, size))
+            self._ledger_file.adopt(data)
+            self._backup_file.adopt(data)
+            self._ledger_cache = data
+            return data
         try:
             data = self._parse_ledger(LEDGER_PATH)
         except UnicodeDecodeError:
@@ -274,11 +342,39 @@ class Ledger(Base):
         self.sim.faults.point(fp.LEDGER_WRITE)
         clock = self.clock.seconds
         self.bytes_written += self._ledger_file.write(self.tree, LEDGER_PATH, data, changed, clock)
-        if self.fixed(FIX_LEDGER_BACKUP):
+        backup = self.fixed(FIX_LEDGER_BACKUP)
+        if backup:
             self.bytes_written += self._backup_file.write(
                 self.tree, LEDGER_PATH + ".bak", data, changed, clock
             )
         self._ledger_cache = data
+        writers = (self._ledger_file, self._backup_file) if backup else (self._ledger_file,)
+        if not self.hold_ledger and all(w.droppable for w in writers):
+            for w in writers:
+                w.drop()
+            self._ledger_cache = None
+
+    def _ledger_dropped(self) -> bool:
+        """Whether the ledger's document is not held (``hold_ledger`` False) but is the file as the model
+        last wrote it, so a record is read back from the file by key."""
+        if self._ledger_cache is not None or not self._ledger_file.dropped:
+            return False
+        return not self.fixed(FIX_LEDGER_BACKUP) or self._backup_file.dropped
+
+    def _ledger_get(self, key: str, default: Any = None) -> Any:
+        """``load_ingest_log()["files"].get(key, default)``, read back from the file when not held."""
+        if self._ledger_dropped():
+            return self._ledger_file.get(self.tree, LEDGER_PATH, key, default)
+        return self.load_ingest_log()["files"].get(key, default)
+
+    def _put_ledger_record(self, key: str, record: dict[str, Any]) -> None:
+        """``data["files"][key] = record`` and ``_save_ledger`` on the document the model let go: the file
+        and its backup are written as the whole document's rewrite would leave them."""
+        self.sim.faults.point(fp.LEDGER_WRITE)
+        clock = self.clock.seconds
+        self.bytes_written += self._ledger_file.put(self.tree, LEDGER_PATH, key, record, clock)
+        if self.fixed(FIX_LEDGER_BACKUP):
+            self.bytes_written += self._backup_file.put(self.tree, LEDGER_PATH + ".bak", key, record, clock)
 
     def corrupt_ingest_log(self, text: str | bytes = "{not json") -> None:
         """Overwrite ``ingest_log.json`` with *text* (a crash mid-write, a hand edit, an old version)."""
@@ -327,9 +423,10 @@ class Ledger(Base):
         if self.fixed(OFF_LEDGER_NOT_WRITTEN):
             return None
         status = "empty" if not content.strip() else "done"
-        data = self.load_ingest_log()
+        dropped = self._ledger_dropped()
+        data = None if dropped else self.load_ingest_log()
         key = self.resolved(source_path)
-        existing = data["files"].get(key, {})
+        existing = self._ledger_get(key, {}) if data is None else data["files"].get(key, {})
         record = {
             "hash": content_hash(content),
             "prev_hash": existing.get("hash"),
@@ -341,9 +438,12 @@ class Ledger(Base):
         }
         if status == "done" and wiki_page is None and (self.fixed(FIX_LEDGER_FAILED) or failed):
             record["status"] = "failed"
-        data["files"][key] = record
         try:
-            self._save_ledger(data, key)
+            if data is None:
+                self._put_ledger_record(key, record)
+            else:
+                data["files"][key] = record
+                self._save_ledger(data, key)
         except BaseException:
             self._ledger_cache = None  # the file still holds the previous document
             self._ledger_file.forget()
@@ -360,7 +460,7 @@ class Ledger(Base):
         """
         if not content.strip():
             return "empty"
-        record = self.load_ingest_log()["files"].get(self.resolved(source_path))
+        record = self._ledger_get(self.resolved(source_path))
         if record is None:
             return "new"
         digest = record.get("hash")

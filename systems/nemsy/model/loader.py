@@ -39,8 +39,8 @@ def load_wiki_context(
     The relevance-selection, invalidate-derived and shared-context-budget fixes change the selection; the
     off switches ``loader-every-page`` and ``loader-empty`` ignore *max_files* or load nothing.
     """
-    if not n.pages.md or n.fixed(OFF_LOADER_EMPTY):
-        ctx = WikiContext((), max_files, empty_text="" if n.pages.md else EMPTY_WIKI)
+    if not n.pages.has_md() or n.fixed(OFF_LOADER_EMPTY):
+        ctx = WikiContext((), max_files, empty_text="" if n.pages.has_md() else EMPTY_WIKI)
         n._op("_load_wiki_context", route=route, max_files=max_files, pages=[], index_chars=0)
         return ctx
     blocks = n.index_blocks()

@@ -52,50 +52,62 @@ from systems.nemsy.state import (
 class MtimeIndex:
     """Every ``*.md`` under the Wiki, and the loadable ones ordered by (mtime desc, path order).
 
-    :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages.
+    :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages. Each page
+    is held as its path in the order and its mtime (issue 33: no sort-key tuple per page, made only for
+    the pages a bisection compares, and no second set of the loadable pages' paths).
     """
 
     def __init__(self) -> None:
-        self.md: set[str] = set()
-        self._keys: list[tuple[float, tuple[str, ...], str]] = []
-        self._key_of: dict[str, tuple[float, tuple[str, ...], str]] = {}
+        self._other: set[str] = set()  # the *.md files that are not loadable (index.md, log.md)
+        self._order: list[str] = []  # loadable pages by _key
+        self._mtime: dict[str, float] = {}
+
+    def has_md(self) -> bool:
+        """Whether any ``*.md`` is under the Wiki."""
+        return bool(self._mtime or self._other)
+
+    def md(self) -> list[str]:
+        """Every ``*.md`` under the Wiki (in no particular order)."""
+        return [*self._mtime, *self._other]
+
+    def _key(self, rel: str) -> tuple[float, tuple[str, ...], str]:
+        return (-self._mtime[rel], path_key(rel), rel)
 
     def put(self, rel: str, mtime: float) -> None:
         """Record that *rel* exists with *mtime*."""
         if not rel.endswith(".md"):
             return
-        self.md.add(rel)
         if not loadable(rel):
+            self._other.add(rel)
             return
         self.drop_key(rel)
-        key = (-mtime, path_key(rel), rel)
-        bisect.insort(self._keys, key)
-        self._key_of[rel] = key
+        self._mtime[rel] = mtime
+        bisect.insort(self._order, rel, key=self._key)
 
     def drop_key(self, rel: str) -> None:
-        key = self._key_of.pop(rel, None)
-        if key is not None:
-            i = bisect.bisect_left(self._keys, key)
-            del self._keys[i]
+        if rel in self._mtime:
+            i = bisect.bisect_left(self._order, self._key(rel), key=self._key)
+            del self._order[i]
+            del self._mtime[rel]
 
     def drop(self, rel: str) -> None:
         """Record that *rel* is gone."""
-        self.md.discard(rel)
+        self._other.discard(rel)
         self.drop_key(rel)
 
     def newest(self, n: int) -> list[str]:
         """The *n* newest loadable pages (ties in path order)."""
-        return [k[2] for k in self._keys[: max(0, n)]]
+        return self._order[: max(0, n)]
 
     def loadable(self) -> list[str]:
         """Every loadable page, newest first."""
-        return [k[2] for k in self._keys]
+        return list(self._order)
 
     def mtime(self, rel: str) -> float:
-        return -self._key_of[rel][0]
+        return self._mtime[rel]
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self._order)
 
 
 class Vault(Ledger):
@@ -219,7 +231,7 @@ class Vault(Ledger):
 
     def list_wiki_notes(self) -> list[str]:
         """``sorted(wiki.rglob("*.md"))`` as Wiki-relative paths."""
-        return sorted(self.pages.md, key=path_key)
+        return sorted(self.pages.md(), key=path_key)
 
     def touch_wiki_note(self, rel: str) -> None:
         """Bump a page's mtime to now (an editor saving it unchanged)."""
