@@ -8,15 +8,18 @@
   nowhere) with the workload generated a step at a time (the per-process workload memo is off, so the
   figure is the cell's own). The row's figure is the largest peak RSS at the longer run, against 500 MB;
   it is met only if every window's growth between the two runs is under 1 KB a step (flat after
-  warm-up: what still grows is the per-request series a bench row returns, three numbers a step, and
-  the designs' per-message integer ledgers). Before issue 33 a MerchantBench cell at 32k grew by about
-  4 KB a step (its in-process history kept every message's text: 890 MB at 100,000 steps).
+  warm-up: what still grows is the per-request series a bench row returns, three numbers a step, the
+  trace's fact-number memo until it holds 65,536 ids, and what a design's upstream keeps for good, such
+  as Nemsy's ingest ledger). Before issue 33 a MerchantBench cell at 32k grew by about 4 KB a step (its
+  in-process history kept every message's text: 890 MB at 100,000 steps), a Tracecraft cell by about
+  24 KB, Nemsy's by 9.9 KB and RSIAgent's by 7 KB.
 
-Peak RSS is valid on a loaded machine; the cells' wall times are not reported. The full run is 24 cells,
-12 of them 100,000 steps (minutes each): give ``run_all.py`` a ``--timeout`` of two hours for it, or run
-it alone (``--designs`` picks designs). Below about 10,000 steps the byte-bounded caches (token counts
-32 MiB, the MerchantBench history's counts 8 MiB, fact sets) are still filling: ``--quick``'s growth
-figures include that warm-up, so only its peaks are comparable.
+Peak RSS is valid on a loaded machine (each cell is its own process); the cells' wall times are not
+reported. The full run is 24 cells, 12 of them 100,000 steps (minutes each): give ``run_all.py`` a
+``--timeout`` of two hours for it, or run one design per process two at a time (``--designs`` picks
+designs) and write the page with ``run_all.py --assemble``. Below about 10,000 steps the byte-bounded
+caches (token counts 32 MiB, the MerchantBench history's counts 8 MiB, fact sets) are still filling:
+``--quick``'s growth figures include that warm-up, so only its peaks are comparable.
 """
 
 from __future__ import annotations
