@@ -2,7 +2,7 @@
 
 :class:`SpillTree` is a :class:`~sim.files.MemoryTree` in every observable way (paths, bytes, mtimes,
 ``ops``, errors); only where some files' bytes live differs, so a long run whose design keeps every file
-it ever wrote (a Nemsy vault: every raw source, page, ledger record and log line) holds a few dozen bytes
+it ever wrote (a wiki vault: every raw source, page, ledger record and log line) holds a few dozen bytes
 per file instead of the file:
 
 * a **spilled** file (a path the *spill* predicate accepts: files written whole and then mostly left
