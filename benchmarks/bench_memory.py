@@ -53,9 +53,9 @@ def cell(design: str, window: int, steps: int) -> float:
     return float(out["_rss_mb"])
 
 
-def design_goal(design: str, short: int, long: int) -> Goal:
+def design_goal(design: str, short: int, long: int, windows: tuple[int, ...] = WINDOWS) -> Goal:
     peaks, growths, parts = [], [], []
-    for w in WINDOWS:
+    for w in windows:
         a, b = cell(design, w, short), cell(design, w, long)
         kb = (b - a) * 1024 / (long - short)
         peaks.append(b)
@@ -63,7 +63,8 @@ def design_goal(design: str, short: int, long: int) -> Goal:
         parts.append(f"{w // 1000}k: {a:.0f} MB at {short:,}, {b:.0f} MB at {long:,} ({kb:.2f} KB/step)")
     return Goal.of(
         f"memory.{design}",
-        f"{design} bench cell of {long:,} steps: peak RSS, largest over windows 8k/32k/160k",
+        f"{design} bench cell of {long:,} steps: peak RSS, largest over windows "
+        + "/".join(f"{w // 1000}k" for w in windows),
         max(peaks),
         f"< {PEAK_MB} MB, growth < {FLAT_KB_PER_STEP:g} KB/step",
         "; ".join(parts),
@@ -75,9 +76,13 @@ def design_goal(design: str, short: int, long: int) -> Goal:
 def main() -> None:
     ap = parser(__doc__.splitlines()[0] if __doc__ else "")
     ap.add_argument("--designs", default=",".join(DESIGNS), help="comma-separated designs to measure")
+    ap.add_argument(
+        "--windows", default=",".join(map(str, WINDOWS)), help="comma-separated windows (one process each)"
+    )
     a = ap.parse_args()
     short, long = (2_000, 8_000) if a.quick else (25_000, 100_000)
-    goals = [design_goal(d, short, long) for d in a.designs.split(",") if d]
+    windows = tuple(int(w) for w in a.windows.split(",") if w)
+    goals = [design_goal(d, short, long, windows) for d in a.designs.split(",") if d]
     report("memory: long bench cells", goals, a.json)
 
 
