@@ -560,9 +560,10 @@ def report(
     """Write one self-contained HTML page for a run, a claims ledger or a benchmark."""
     from sim.outputs import Outputs
     from sim.report import render_any
+    from sim.report.inputs import check_source
 
     outputs = Outputs()
-    _check_report_source(source)
+    check_source(source)
     target = output or (source / "index.html" if source.is_dir() else source.with_suffix(".html"))
     outputs.file(target, "--output")
     if os.path.realpath(target) == os.path.realpath(source):
@@ -571,34 +572,6 @@ def report(
     with outputs.transaction():
         outputs.write_text(target, page)
     typer.echo(f"wrote {target}")
-
-
-#: The largest claims ledger ``memsim report`` reads (a thorough run of every claim is far smaller).
-MAX_LEDGER_BYTES = 64 << 20
-
-
-def _check_report_source(source: Path) -> None:
-    """Refuse a report input that is missing, a device, an incomplete trace or a JSON file that is not a
-    claims ledger, with one line (the renderers then only see well-formed input)."""
-    from sim.limits import decode_text, load_json, read_bounded, require_file
-    from sim.replay import is_trace
-
-    if source.is_dir():
-        return
-    require_file(source, "report input")
-    if is_trace(source):
-        from sim.report.inputs import check_trace
-
-        check_trace(source)
-    elif source.suffix == ".json":
-        doc = load_json(
-            decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source),
-            "claims ledger",
-            source,
-        )
-        from sim.report.inputs import check_ledger
-
-        check_ledger(doc, source)
 
 
 @new_app.command("design")

@@ -203,3 +203,20 @@ def check_trace(path: Path) -> None:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
+
+
+def check_source(source: Path) -> None:
+    """Refuse a report input that is missing, a device, an incomplete trace or a JSON file that is not a
+    claims ledger, with one line (the renderers then only see well-formed input)."""
+    from sim.limits import decode_text, load_json, read_bounded, require_file
+    from sim.replay import is_trace
+    from sim.report.claims import MAX_LEDGER_BYTES
+
+    if source.is_dir():
+        return
+    require_file(source, "report input")
+    if is_trace(source):
+        check_trace(source)
+    elif source.suffix == ".json":
+        text = decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source)
+        check_ledger(load_json(text, "claims ledger", source), source)
