@@ -153,14 +153,20 @@ def find_counterexample(
     )  # fmt: skip
 
 
-def check_holds(claim: Claim, profile: str = "ci", seed: int = 0, direction: str = FIXED) -> Outcome:
-    """Run the same search against *direction* (fixed or combined); ``passed`` when every example holds."""
+def _search_holds(
+    claim: Claim, directions: tuple[str, ...], profile: str, seed: int
+) -> tuple[int, dict[str, float], float, tuple[Any, Verdict] | None]:
+    """One ``@given`` search checking each example in every direction of *directions* (each must hold):
+    the examples run, each direction's seconds in its own runs, the search's seconds, and the first
+    ``(example, verdict)`` that failed (shrunk), or None."""
     from hypothesis import given
     from hypothesis import seed as hseed
 
-    if not EXPECT_HOLDS[direction]:
-        raise ValueError(f"direction {direction} must fail; use find_counterexample")
+    for direction in directions:
+        if not EXPECT_HOLDS[direction]:
+            raise ValueError(f"direction {direction} must fail; use find_counterexample")
     count = 0
+    spent = dict.fromkeys(directions, 0.0)
     failure: list[tuple[Any, Verdict]] = []
 
     @_settings(profile)
@@ -169,22 +175,31 @@ def check_holds(claim: Claim, profile: str = "ci", seed: int = 0, direction: str
     def prop(example: Any) -> None:
         nonlocal count
         count += 1
-        verdict = claim.run(example, direction)
-        if not verdict.holds:
-            failure[:] = [(example, verdict)]
-            raise AssertionError(verdict.detail)
+        for direction in directions:
+            t = time.perf_counter()
+            verdict = claim.run(example, direction)
+            spent[direction] += time.perf_counter() - t
+            if not verdict.holds:
+                failure[:] = [(example, verdict)]
+                raise AssertionError(verdict.detail)
 
     use_private_home()
     t0 = time.perf_counter()
     try:
         prop()
     except AssertionError:
-        example, verdict = failure[0]
-        return Outcome(
-            claim.id, direction, False, count, time.perf_counter() - t0, seed, example,
-            claim.summarize(example), verdict.detail,
-        )  # fmt: skip
-    return Outcome(claim.id, direction, True, count, time.perf_counter() - t0, seed)
+        return count, spent, time.perf_counter() - t0, failure[0]
+    return count, spent, time.perf_counter() - t0, None
+
+
+def check_holds(claim: Claim, profile: str = "ci", seed: int = 0, direction: str = FIXED) -> Outcome:
+    """Run the same search against *direction* (fixed or combined); ``passed`` when every example holds."""
+    count, _, seconds, failure = _search_holds(claim, (direction,), profile, seed)
+    if failure is not None:
+        example, verdict = failure
+        summary = claim.summarize(example)
+        return Outcome(claim.id, direction, False, count, seconds, seed, example, summary, verdict.detail)
+    return Outcome(claim.id, direction, True, count, seconds, seed)
 
 
 def check_holds_together(
@@ -200,35 +215,10 @@ def check_holds_together(
     search. If any example fails any direction, the directions are run again one by one
     (:func:`check_holds`), so a failure is shrunk and reported exactly as a separate run reports it.
     """
-    from hypothesis import given
-    from hypothesis import seed as hseed
-
-    for direction in directions:
-        if not EXPECT_HOLDS[direction]:
-            raise ValueError(f"direction {direction} must fail; use find_counterexample")
-    count = 0
-    spent = dict.fromkeys(directions, 0.0)
-
-    @_settings(profile)
-    @hseed(seed)
-    @given(claim.strategy())
-    def prop(example: Any) -> None:
-        nonlocal count
-        count += 1
-        for direction in directions:
-            t = time.perf_counter()
-            verdict = claim.run(example, direction)
-            spent[direction] += time.perf_counter() - t
-            if not verdict.holds:
-                raise AssertionError(verdict.detail)
-
-    use_private_home()
-    t0 = time.perf_counter()
-    try:
-        prop()
-    except AssertionError:
+    count, spent, seconds, failure = _search_holds(claim, directions, profile, seed)
+    if failure is not None:
         return {d: check_holds(claim, profile, seed, d) for d in directions}
-    share = max(0.0, time.perf_counter() - t0 - sum(spent.values())) / len(directions)
+    share = max(0.0, seconds - sum(spent.values())) / len(directions)
     return {d: Outcome(claim.id, d, True, count, spent[d] + share, seed) for d in directions}
 
 
