@@ -11,7 +11,8 @@ and exits 1 if there is one, 0 if none. With no argument it reads ``sim``, ``sys
 (``a.b.c`` when it is a module, else ``a.b``); importing a package also runs its ``__init__``, so an
 edge to ``a.b.c`` counts as an edge to ``a.b`` and ``a`` too, as Python executes them, except the
 packages the importer itself sits in (they are already loading); a statement that names the importer's
-own package (``from sim import X``, X not a module) is an edge to it. :func:`cycles` is what ``tests/test_imports.py`` checks.
+own package (``from sim import X``, X not a module) is an edge to it. :func:`cycles` is what
+``tests/test_imports.py`` checks.
 """
 
 from __future__ import annotations
