@@ -8,20 +8,13 @@ SQLite), :mod:`sim.claims` (failure-mode claims) and :mod:`sim.scenario` (runnab
 system-specific lives here.
 """
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
-
-try:
-    __version__ = _version("memsim")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
-
 from sim.clock import AgentClock
 from sim.engine import Simulation
 from sim.errors import MemsimError, UsageError
 from sim.faults import Crash, Fault, FaultPlan, WriteFailed
 from sim.text import extract_facts, fact_token, filler
 from sim.tokens import count_tokens
+from sim.version import __version__
 
 __all__ = [
     "AgentClock",

@@ -262,7 +262,7 @@ class Trace:
                 },
                 pk="seq",
             )
-        from sim import __version__
+        from sim.version import __version__
 
         self.set_meta(memsim_version=__version__, schema_version=SCHEMA_VERSION)
 
