@@ -145,18 +145,3 @@ def check_claims(design: str, profile: str = "ci") -> list[str]:
             if not search.run_direction(claim, direction, profile).passed:
                 problems.append(f"{claim.id}: the {direction} direction is not as expected")
     return problems
-
-
-def check_design(design: str, root: Path | None = None) -> list[str]:
-    """Every design-level check but the claims' search (:func:`check_claims`, slower): the adapter
-    contract (:func:`sim.testing.check_adapter`), report, coverage, scenarios, colour and benchmark."""
-    from sim.testing import check_adapter
-
-    return [
-        *check_adapter(design),
-        *check_report(design, root),
-        *check_coverage(design, root),
-        *check_scenarios(design),
-        *check_colour(design),
-        *check_bench(design),
-    ]

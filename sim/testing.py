@@ -13,8 +13,8 @@ string parts and an integer (or None) estimate; at a probe the question is insid
 records no requests itself; and the same seed gives the same requests.
 
 The rest of the design-level checks (report, coverage, scenario outputs, colour, benchmark labels,
-claims; :func:`check_design` runs all but the claims) live in :mod:`sim.conformance` and are re-exported
-here: memsim's own suite runs them on every installed design, and a plugin's tests call them.
+claims) live in :mod:`sim.conformance` and are re-exported here, beside :func:`check_design` (all
+but the claims): memsim's own suite runs them on every installed design, and a plugin's tests call them.
 
 :func:`check_scope` checks a claim's exhaustive scope (:mod:`sim.exhaustive`): declared, finite, every
 example valid for the claim's ``example_type``, and a faithful counterexample inside it.
@@ -22,6 +22,7 @@ example valid for the claim's ``example_type``, and a faithful counterexample in
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sim.conformance import (
@@ -29,7 +30,6 @@ from sim.conformance import (
     check_claims,
     check_colour,
     check_coverage,
-    check_design,
     check_report,
     check_scenario,
     check_scenarios,
@@ -192,3 +192,16 @@ def check_scope(claim_id: str, *, max_cases: int = 2000) -> list[str]:
             return []
     within = "its" if len(cases) <= max_cases else f"the first {max_cases} of its"
     return [f"no faithful counterexample in {within} {len(cases)} cases: the scope misses the failure"]
+
+
+def check_design(design: str, root: Path | None = None) -> list[str]:
+    """Every design-level check but the claims' search (:func:`check_claims`, slower): the adapter
+    contract (:func:`sim.testing.check_adapter`), report, coverage, scenarios, colour and benchmark."""
+    return [
+        *check_adapter(design),
+        *check_report(design, root),
+        *check_coverage(design, root),
+        *check_scenarios(design),
+        *check_colour(design),
+        *check_bench(design),
+    ]
