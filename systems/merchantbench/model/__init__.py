@@ -17,6 +17,7 @@ Every fix of a failure mode is a switch of :class:`sim.variant.Variant` (names i
 :mod:`systems.merchantbench.state`); the default is the faithful design.
 """
 
+from systems.merchantbench.model import fixes as fixes  # fills the agent's fix table (.fixtable)
 from systems.merchantbench.model.agent import ReactAgent, run_step
 from systems.merchantbench.model.constants import (
     ALLOCATION_QUOTA_DELAYS_S,

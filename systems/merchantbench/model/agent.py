@@ -14,7 +14,6 @@ from sim.engine import Simulation
 from sim.text import extract_facts
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
-from systems.merchantbench.model import fixes
 from systems.merchantbench.model.caching import request_breakpoints
 from systems.merchantbench.model.constants import (
     ALLOCATION_QUOTA_DELAYS_S,
@@ -32,6 +31,7 @@ from systems.merchantbench.model.estimate import (
     history_token_estimate,
     message_token_estimate,
 )
+from systems.merchantbench.model.fixtable import FIXES as fixes
 from systems.merchantbench.model.history import (
     History,
     compaction_notice,

@@ -14,6 +14,7 @@ from sim.text import extract_facts
 from sim.tokens import count_tokens
 from systems.merchantbench.model.constants import MAINTENANCE_PREFIX, MEMORY_DOC_MAX_BYTES, SYSTEM
 from systems.merchantbench.model.estimate import provider_text, sanitize_message_for_llm
+from systems.merchantbench.model.fixtable import FIXES
 from systems.merchantbench.model.history import group_trim, last_observation
 from systems.merchantbench.state import GROUP_TRIM, HttpError
 
@@ -238,3 +239,9 @@ def recall_from_traces(agent: ReactAgent, t: int, observation: str) -> None:
     if found:
         h.append({"role": "user", "content": "[trace-recall]\n" + "\n".join(found)})
         agent.sim.trace.op(SYSTEM, "trace_recall", agent=agent.agent_id, t=t, facts=sorted(missing))
+
+
+# The agent calls these by name (.fixtable); it never imports this module.
+FIXES.register(
+    aligned_trim, provider_budget_request, group_request, save_before_compact, unique_id, recall_from_traces
+)
