@@ -57,14 +57,14 @@ from systems.nemsy.model.constants import (
     WIKI_DIR,
 )
 from systems.nemsy.model.ledger import (
-    LedgerFile,
-    TokenLogFile,
     cli_file_status,
     content_hash,
     display_file_status,
     summarize_token_log,
 )
+from systems.nemsy.model.ledgerfiles import LedgerFile, TokenLogFile
 from systems.nemsy.model.loader import clip_index, is_stale_derivation, load_wiki_context
+from systems.nemsy.model.mtimeindex import MtimeIndex
 from systems.nemsy.model.nemsy import Nemsy
 from systems.nemsy.model.pages import (
     facts_in,
@@ -90,7 +90,6 @@ from systems.nemsy.model.prompts import (
     ModelCall,
     system_prompt,
 )
-from systems.nemsy.model.vault import MtimeIndex
 from systems.nemsy.model.web import HTTPError
 
 __all__ = [

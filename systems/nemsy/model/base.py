@@ -18,12 +18,12 @@ from sim.files import FileTree
 from sim.text import FACT_RE
 from sim.variant import FAITHFUL, Variant
 from systems.nemsy.model.constants import CONTEXT_CHARS, INGEST_PAGES, SYSTEM, WIKI_DIR
+from systems.nemsy.model.mtimeindex import MtimeIndex
 from systems.nemsy.model.prompts import WIKI_PATH, ModelCall
 from systems.nemsy.state import Message, WikiContext
 
 if TYPE_CHECKING:
-    from systems.nemsy.model.ledger import LedgerFile, TokenLogFile
-    from systems.nemsy.model.vault import MtimeIndex
+    from systems.nemsy.model.ledgerfiles import LedgerFile, TokenLogFile
 
 Responder = Callable[[str, str, WikiContext], str]  # (title, source content, loaded context) -> response
 Answerer = Callable[[str, WikiContext, Sequence[Message]], str]  # (question, context, history) -> answer
@@ -87,8 +87,6 @@ class Base:
         wiki_path: str = WIKI_PATH,
         ingest_pages: int = INGEST_PAGES,
     ) -> None:
-        from systems.nemsy.model.vault import MtimeIndex
-
         self.sim = sim
         self.agent = agent
         self.clock = sim.clock(agent)

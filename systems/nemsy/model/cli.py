@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from systems.nemsy.model.agent import Agent
 from systems.nemsy.model.constants import (
-    CHAT_PAGES,
     COLLECT_EXTENSIONS,
     GUIDANCE_FILE,
     RAW_DIR,
@@ -22,9 +20,6 @@ from systems.nemsy.model.constants import (
 )
 from systems.nemsy.model.pages import path_key
 from systems.nemsy.state import IngestOutcome
-
-if TYPE_CHECKING:
-    from systems.nemsy.model.chat import ChatSession
 
 
 def tree_path(path: str) -> str:
@@ -183,9 +178,3 @@ class Cli(Agent):
         """``GET /api/sources``, ``nemsy sources`` and chat ``/sources``: every raw source (``.md``/``.txt``,
         recursive) with its display status. Read-only."""
         return {f: self.display_status(f) for f in self.collect_files(RAW_DIR, recursive=True)}
-
-    def chat_session(self, *, max_turns: int | None = None, max_files: int = CHAT_PAGES) -> ChatSession:
-        """Start ``nemsy chat``: the 20-page Wiki snapshot is loaded now, once."""
-        from systems.nemsy.model.chat import ChatSession
-
-        return ChatSession(self, self.max_turns if max_turns is None else max_turns, max_files)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from systems.nemsy.model.chat import ChatSession
+from systems.nemsy.model.constants import CHAT_PAGES
 from systems.nemsy.model.web import Web
 
 
@@ -22,3 +24,9 @@ class Nemsy(Web):
     Not modeled: Provider caching, overflow and truncation (RT-CMP-deepseek): requests are recorded only.
     Not modeled: search_notes, a helper without a wired caller (iter_notes does not exist at this commit).
     """
+
+    # Here, on the assembled class, so that the CLI layer (:mod:`.cli`) does not import the chat session
+    # (:mod:`.chat`) that drives it (issue 41).
+    def chat_session(self, *, max_turns: int | None = None, max_files: int = CHAT_PAGES) -> ChatSession:
+        """Start ``nemsy chat``: the 20-page Wiki snapshot is loaded now, once."""
+        return ChatSession(self, self.max_turns if max_turns is None else max_turns, max_files)

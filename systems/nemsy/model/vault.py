@@ -9,7 +9,6 @@ the newest N costs O(N) and reads only those N bodies. The result is identical.
 
 from __future__ import annotations
 
-import bisect
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -23,11 +22,11 @@ from systems.nemsy.model.constants import (
     WIKI_DIR,
 )
 from systems.nemsy.model.ledger import Ledger
+from systems.nemsy.model.mtimeindex import MtimeIndex
 from systems.nemsy.model.pages import (
     extend_blocks,
     frontmatter_dumps,
     index_entry,
-    loadable,
     path_key,
     resolve_candidates,
     resolve_citation,
@@ -47,67 +46,6 @@ from systems.nemsy.state import (
     BlockTally,
     Resolution,
 )
-
-
-class MtimeIndex:
-    """Every ``*.md`` under the Wiki, and the loadable ones ordered by (mtime desc, path order).
-
-    :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages. Each page
-    is held as its path in the order and its mtime (issue 33: no sort-key tuple per page, made only for
-    the pages a bisection compares, and no second set of the loadable pages' paths).
-    """
-
-    def __init__(self) -> None:
-        self._other: set[str] = set()  # the *.md files that are not loadable (index.md, log.md)
-        self._order: list[str] = []  # loadable pages by _key
-        self._mtime: dict[str, float] = {}
-
-    def has_md(self) -> bool:
-        """Whether any ``*.md`` is under the Wiki."""
-        return bool(self._mtime or self._other)
-
-    def md(self) -> list[str]:
-        """Every ``*.md`` under the Wiki (in no particular order)."""
-        return [*self._mtime, *self._other]
-
-    def _key(self, rel: str) -> tuple[float, tuple[str, ...], str]:
-        return (-self._mtime[rel], path_key(rel), rel)
-
-    def put(self, rel: str, mtime: float) -> None:
-        """Record that *rel* exists with *mtime*."""
-        if not rel.endswith(".md"):
-            return
-        if not loadable(rel):
-            self._other.add(rel)
-            return
-        self.drop_key(rel)
-        self._mtime[rel] = mtime
-        bisect.insort(self._order, rel, key=self._key)
-
-    def drop_key(self, rel: str) -> None:
-        if rel in self._mtime:
-            i = bisect.bisect_left(self._order, self._key(rel), key=self._key)
-            del self._order[i]
-            del self._mtime[rel]
-
-    def drop(self, rel: str) -> None:
-        """Record that *rel* is gone."""
-        self._other.discard(rel)
-        self.drop_key(rel)
-
-    def newest(self, n: int) -> list[str]:
-        """The *n* newest loadable pages (ties in path order)."""
-        return self._order[: max(0, n)]
-
-    def loadable(self) -> list[str]:
-        """Every loadable page, newest first."""
-        return list(self._order)
-
-    def mtime(self, rel: str) -> float:
-        return self._mtime[rel]
-
-    def __len__(self) -> int:
-        return len(self._order)
 
 
 class Vault(Ledger):
