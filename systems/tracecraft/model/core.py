@@ -9,13 +9,15 @@ which is where concurrent commands interleave.
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sim.files import FileTree, MemoryTree
 from systems.tracecraft.protocol import TracecraftError
 
 if TYPE_CHECKING:
-    from systems.tracecraft.model.client import Tracecraft
+    from sim.engine import Simulation
+    from sim.variant import Variant
+    from systems.tracecraft.model.bucket import Bucket
 
 SYSTEM = "tracecraft"
 WAIT_POLL_S = 5  # wait-for polls every 5 s
@@ -23,6 +25,21 @@ LEASE_S = 600  # claim lease of the claim-lease fix (seconds)
 HF_SETTLE_S = 5.0  # hf-verify-claim: the wait between the claim write and its read-back (> any write delay)
 
 Gen = Generator[Any, Any, Any]
+
+
+class Project(Protocol):
+    """What a client's core reads of its project (:class:`~systems.tracecraft.model.client.Tracecraft`,
+    which assembles the client from the services): the services are typed against this, never against the
+    module that imports them (issue 41)."""
+
+    sim: Simulation
+    variant: Variant
+    bucket: Bucket
+    bucket_name: str
+    project: str
+    backend: str
+    seen_cap: int
+    latency: float
 
 
 class ClientCore:
@@ -36,9 +53,7 @@ class ClientCore:
     message (upstream prints it as ``Error: …`` on stderr).
     """
 
-    def __init__(
-        self, tc: Tracecraft, agent_id: str, *, home: FileTree | None = None, reader: str = ""
-    ) -> None:
+    def __init__(self, tc: Project, agent_id: str, *, home: FileTree | None = None, reader: str = "") -> None:
         self.tc = tc
         self.sim = tc.sim
         self.agent_id = agent_id
