@@ -33,6 +33,7 @@ from sim.errors import UsageError
 from sim.limits import decode_text, load_json, read_bounded
 from sim.outputs import Outputs
 from sim.trace import OpRecord, RequestRecord, read_meta
+from sim.trace import is_trace as is_trace  # moved to sim.trace (issue 41); `rp.is_trace` still reads
 
 
 class SavedFile(BaseModel):
@@ -210,15 +211,6 @@ def _meta_json(meta: dict[str, str], key: str, path: Path) -> Any:
         return load_json(raw, f"meta {key} of", path)
     except UsageError as exc:
         raise UsageError(f"{path}: meta {key} {raw[:40]!r} is not valid JSON") from exc
-
-
-def is_trace(path: Path) -> bool:
-    """Whether *path* starts like a SQLite database."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
 
 
 def json_dumps(value: Any) -> str:

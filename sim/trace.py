@@ -482,3 +482,12 @@ def _requests(
         rec.__dict__.update(zip(_REQUEST_FIELDS, row))
         rec.__dict__["facts"] = full
         yield rec
+
+
+def is_trace(path: Path) -> bool:
+    """Whether *path* starts like a SQLite database."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False

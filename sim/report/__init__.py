@@ -44,7 +44,7 @@ def render_any(source: Path) -> str:
     """
     from sim.errors import UsageError
     from sim.limits import decode_text, load_json, read_bounded
-    from sim.replay import is_trace
+    from sim.trace import is_trace
 
     source = Path(source)
     if source.is_dir():
@@ -58,7 +58,7 @@ def render_any(source: Path) -> str:
     if is_trace(source):
         return render_run(source)
     if source.suffix.lower() == ".json":
-        from sim.report.claims import MAX_LEDGER_BYTES
+        from sim.report.inputs import MAX_LEDGER_BYTES
 
         text = decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source)
         doc: Any = load_json(text, "claims ledger", source)

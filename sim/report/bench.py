@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.bench import stats
+from sim.report import cost
 from sim.report.fmt import compact, nice_ticks, num
 from sim.report.inputs import check_bench
 from sim.report.templating import render
@@ -272,6 +273,21 @@ def _chart(page: BenchPage, metric: str, y_title: str, title: str, unit_max: flo
     }
 
 
+def bench_charts(page: Any) -> list[dict[str, Any]]:
+    """The benchmark page's cost charts against the window (none without a provider); *page* is the
+    bench page's :class:`~sim.report.bench.BenchPage`."""
+    agg = page.agg
+    if not cost.priced(agg):
+        return []
+    model = str(agg[0]["provider"])
+    return [
+        _chart(page, "cost_usd_run", "USD per run", f"cost per run, USD at {model} list price (mean over "
+               "seeds)", None),
+        _chart(page, "cache_hit_ratio", "cache hit ratio", "cache hit ratio: cache-read / prompt tokens "
+               "(mean over seeds)", 1.0),
+    ]  # fmt: skip
+
+
 def _text(v: Any, digits: int) -> str:
     if isinstance(v, float) and not isinstance(v, bool):
         return f"{v:,.{digits}f}"
@@ -392,9 +408,7 @@ class Section:
 
 
 def _pictures(page: BenchPage) -> dict[str, Any]:
-    from sim.report import cost
-
-    return {"charts": [_chart(page, m, y, t, u) for m, y, t, u in CHARTS] + cost.bench_charts(page)}
+    return {"charts": [_chart(page, m, y, t, u) for m, y, t, u in CHARTS] + bench_charts(page)}
 
 
 def _aggregate(page: BenchPage) -> dict[str, Any]:

@@ -16,8 +16,6 @@ from sim import claims as cl
 from sim.report.inputs import check_ledger
 from sim.report.templating import render
 
-#: The largest ledger ``memsim report`` reads.
-MAX_LEDGER_BYTES = 64 << 20
 #: A counterexample longer than this is cut on the page (the ledger JSON has it whole).
 MAX_EXAMPLE_CHARS = 6000
 DIRECTIONS = cl.DIRECTIONS

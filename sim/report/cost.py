@@ -44,23 +44,6 @@ def bench_columns(agg: list[dict[str, Any]]) -> tuple[tuple[str, str, str, int, 
     return COLUMNS if priced(agg) else ()
 
 
-def bench_charts(page: Any) -> list[dict[str, Any]]:
-    """The benchmark page's cost charts against the window (none without a provider); *page* is the
-    bench page's :class:`~sim.report.bench.BenchPage`."""
-    agg = page.agg
-    if not priced(agg):
-        return []
-    from sim.report.bench import _chart
-
-    model = str(agg[0]["provider"])
-    return [
-        _chart(page, "cost_usd_run", "USD per run", f"cost per run, USD at {model} list price (mean over "
-               "seeds)", None),
-        _chart(page, "cache_hit_ratio", "cache hit ratio", "cache hit ratio: cache-read / prompt tokens "
-               "(mean over seeds)", 1.0),
-    ]  # fmt: skip
-
-
 def _read(trace_path: Path) -> tuple[dict[str, Any] | None, list[tuple[int, str, str, dict[str, Any]]]]:
     conn = sqlite3.connect(f"file:{Path(trace_path).resolve()}?mode=ro", uri=True)
     try:

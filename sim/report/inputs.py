@@ -22,6 +22,8 @@ from sim.errors import UsageError
 from sim.values import check_finite, given
 
 _STRICT = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False)
+#: The largest ledger ``memsim report`` reads.
+MAX_LEDGER_BYTES = 64 << 20
 Number = int | float
 
 
@@ -209,8 +211,7 @@ def check_source(source: Path) -> None:
     """Refuse a report input that is missing, a device, an incomplete trace or a JSON file that is not a
     claims ledger, with one line (the renderers then only see well-formed input)."""
     from sim.limits import decode_text, load_json, read_bounded, require_file
-    from sim.replay import is_trace
-    from sim.report.claims import MAX_LEDGER_BYTES
+    from sim.trace import is_trace
 
     if source.is_dir():
         return
