@@ -135,19 +135,6 @@ def _root(
     """memsim's commands."""
 
 
-def report_console(width: int) -> Any:
-    """A rich Console for a command's report on stdout. On a closed pipe rich would exit 1 (a failed
-    verdict, by the contract); this one raises ``BrokenPipeError``, which ends the command with 141."""
-    from rich.console import Console
-
-    class _ReportConsole(Console):
-        def on_broken_pipe(self) -> None:
-            self.quiet = True
-            raise BrokenPipeError(32, "Broken pipe")
-
-    return _ReportConsole(width=width, highlight=False)
-
-
 def _err(msg: str) -> None:
     """The one error line: whitespace folded, control characters (a terminal escape in a file name or an
     option) shown escaped rather than sent to the terminal."""
@@ -337,10 +324,6 @@ def claims(
     )  # fmt: skip
     if not ok:
         raise VerdictFailed()
-
-
-def outputs_written(*paths: Path | None) -> list[Path]:
-    return [p for p in paths if p is not None]
 
 
 # -- replay -----------------------------------------------------------------------------------------

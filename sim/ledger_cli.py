@@ -33,7 +33,7 @@ def run_claims(
     """``memsim claims``; returns whether every verdict came out as expected."""
     from sim import claims as cl
     from sim import ledger, search
-    from sim.cli import outputs_written, report_console
+    from sim.console import outputs_written, report_console
     from sim.outputs import Outputs
 
     search.check_profile(profile)

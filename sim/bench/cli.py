@@ -92,7 +92,7 @@ def run_cli(
     from sim.bench.table import render
     from sim.bench.tasks import parse_designs, tasks_for
     from sim.cache import parse_provider
-    from sim.cli import report_console
+    from sim.console import report_console
     from sim.outputs import Outputs
 
     if executor not in ("local", "dask"):

@@ -26,7 +26,7 @@ def run_conversation_cli(
 ) -> list[dict[str, Any]]:
     """Run every instance of the file through every design variant and the three baselines; print the
     overall table and the files written."""
-    from sim.cli import report_console
+    from sim.console import report_console
     from sim.conversations.metrics import aggregate
     from sim.conversations.outputs import OUTPUT_FILES, write_outputs
     from sim.conversations.run import run_conversations
