@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sim.docgen import update_readme
+from sim.readme import update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.docgen import readme_blocks, update_readme
+from sim.readme import readme_blocks, update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
