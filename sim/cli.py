@@ -224,7 +224,7 @@ def run(
     ] = False,
 ) -> None:
     """Run a scenario and print its deterministic summary (the trace goes to --out)."""
-    from sim import scenario as sc
+    from sim import scenario_core as sc
     from sim.outputs import Outputs
 
     outputs = Outputs()

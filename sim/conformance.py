@@ -73,7 +73,7 @@ RECORD_ID = re.compile(r"[A-Z][A-Z0-9]{0,15}-[A-Z]{3}-[a-z0-9]+(?:-[a-z0-9]+)*")
 def check_scenario(name: str, store: str | None = None) -> list[str]:
     """The registered scenario *name* has a committed ``.out`` beside its module and its default run
     (on *store*) prints exactly that (SimPy's docs idea: the scenario's output is its golden file)."""
-    from sim.scenario import execute, get
+    from sim.scenario_core import execute, get
 
     sc = get(name)
     if not sc.expected_path.is_file():
@@ -87,7 +87,7 @@ def check_scenario(name: str, store: str | None = None) -> list[str]:
 
 def check_scenarios(design: str) -> list[str]:
     """:func:`check_scenario` for every registered scenario of *design*, on each store it lists."""
-    from sim.scenario import scenarios
+    from sim.scenario_core import scenarios
 
     problems: list[str] = []
     for sc in scenarios().values():

@@ -77,7 +77,7 @@ def run(
 ) -> bool:
     """Run the demo, writing everything under *out* (a new temporary directory if None)."""
     from sim import bench, ledger, report
-    from sim import scenario as sc
+    from sim import scenario_core as sc
     from sim.outputs import Outputs
     from sim.registry import designs
     from sim.report.fmt import plain

@@ -91,7 +91,7 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
                     line += f"\n  upstream intends this: {c.intent}"
                 out.append(line)
     elif topic == "scenarios":
-        from sim.scenario import scenarios
+        from sim.scenario_core import scenarios
 
         for sc in scenarios().values():
             if system is None or sc.system == system:
@@ -183,7 +183,7 @@ def _fidelity(chosen: list[Design]) -> list[str]:
 
 
 def _params(name: str | None) -> str:
-    from sim.scenario import resolve
+    from sim.scenario_core import resolve
 
     if not name:
         raise UsageError("doc params needs a scenario: `memsim doc params SCENARIO|FILE.py`")

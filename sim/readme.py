@@ -61,7 +61,7 @@ def _counts() -> str:
 
 
 def _scenario_table() -> str:
-    from sim.scenario import scenarios
+    from sim.scenario_core import scenarios
 
     rows = ["| scenario | design | what it shows |", "|---|---|---|"]
     shipped = {d.name for d in _shipped()}

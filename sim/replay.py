@@ -121,7 +121,7 @@ def replay_trace(
     path: Path, *, out: Path | None, store: str | None, script: str | None, outputs: Outputs
 ) -> bool:
     """Rerun the scenario a trace records; True when the new trace is identical."""
-    from sim import scenario as sc
+    from sim import scenario_core as sc
 
     meta = read_meta(path)
     if "scenario" not in meta:

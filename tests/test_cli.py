@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from sim import scenario as sc
+from sim import scenario_core as sc
 from sim.cli import main
 from sim.faults import declare_point
 

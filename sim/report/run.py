@@ -75,7 +75,7 @@ def _titles(view: RunView) -> tuple[str, dict[str, str]]:
     name = view.meta.get("scenario", "")
     if name:
         try:
-            from sim.scenario import scenarios
+            from sim.scenario_core import scenarios
 
             sc = scenarios().get(name)
             title = sc.title if sc is not None else ""
