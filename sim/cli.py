@@ -490,7 +490,7 @@ def bench(
     ] = None,
 ) -> None:
     """Run the cross-design context-budget benchmark sweep."""
-    from sim.bench.cli import run_cli
+    from sim.bench_cli import run_cli
 
     run_cli(
         designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,

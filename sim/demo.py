@@ -40,9 +40,9 @@ def _conversation_bench(
     from sim.bench.tasks import parse_designs
     from sim.conversations.example import EXAMPLE_BUDGETS, EXAMPLE_KIND, EXAMPLE_SAMPLE
     from sim.conversations.metrics import aggregate
-    from sim.conversations.outputs import write_outputs
     from sim.conversations.run import run_conversations
     from sim.conversations.table import render
+    from sim.conversations_outputs import write_outputs
     from sim.outputs import Outputs
 
     assert isinstance(outputs, Outputs)
@@ -76,7 +76,7 @@ def run(
     verbose: bool = False,
 ) -> bool:
     """Run the demo, writing everything under *out* (a new temporary directory if None)."""
-    from sim import bench, ledger, report
+    from sim import bench, bench_outputs, ledger, report
     from sim import scenario_core as sc
     from sim.outputs import Outputs
     from sim.registry import designs
@@ -130,7 +130,7 @@ def run(
 
         tasks = bench.tasks_for(bench.parse_designs(None), list(WINDOWS), bench_seeds, bench_steps)
         bench_rows = bench.run_sweep(tasks, workers=workers, progress=False)
-        bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
+        bench_outputs.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
         agg = bench.aggregate(bench_rows)
         designs_run = sorted({str(r["design"]) for r in bench_rows})
         say(

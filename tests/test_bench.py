@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sim import bench
+from sim import bench, bench_outputs
 from sim.workload import make_workload
 
 
@@ -58,7 +58,7 @@ def test_outputs_are_written(tmp_path) -> None:
     """SQLite, CSV and the three plots are produced."""
     rows = bench.run_sweep(bench.tasks_for(["oracle"], [3000, 9000], 1, 12), progress=False)
 
-    paths = bench.write_outputs(rows, tmp_path)
+    paths = bench_outputs.write_outputs(rows, tmp_path)
 
     names = sorted(p.name for p in paths)
     assert names == sorted(
@@ -94,7 +94,7 @@ def test_forked_workers_match_serial_in_a_fresh_process(tmp_path) -> None:
     code = (
         "import json, sys, threading\n"
         "import sim.pool as p\n"
-        "from sim import bench\n"
+        "from sim import bench, bench_outputs\n"
         "used = []\n"
         "orig = p._context\n"
         "p._context = lambda fork=False: used.append(orig(fork).get_start_method()) or orig(fork)\n"
@@ -122,13 +122,13 @@ def test_plots_drawn_by_a_forked_helper_are_the_files_drawn_here(tmp_path) -> No
     code = (
         "import json, sys\n"
         "import sim.pool as p\n"
-        "from sim import bench\n"
+        "from sim import bench, bench_outputs\n"
         "used = []\n"
         "orig = p._context\n"
         "p._context = lambda fork=False: used.append(orig(fork).get_start_method()) or orig(fork)\n"
         "rows = bench.run_sweep(bench.tasks_for(['oracle', 'nemsy'], [3000, 9000], 2, 16), progress=False)\n"
-        "bench.write_outputs(rows, __import__('pathlib').Path('one'))\n"
-        "bench.write_outputs(rows, __import__('pathlib').Path('two'), workers=2, html=True)\n"
+        "bench_outputs.write_outputs(rows, __import__('pathlib').Path('one'))\n"
+        "bench_outputs.write_outputs(rows, __import__('pathlib').Path('two'), workers=2, html=True)\n"
         "print(json.dumps(used))\n"
     )
     out = subprocess.run(

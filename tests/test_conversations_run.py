@@ -233,7 +233,7 @@ def test_workers_and_determinism(tmp_path):
 
 
 def test_outputs_and_report(tmp_path, instance):
-    from sim.conversations.outputs import write_outputs
+    from sim.conversations_outputs import write_outputs
     from sim.outputs import Outputs
 
     evil = dataclasses.replace(instance, instance_id="<script>alert(1)</script>")
@@ -309,7 +309,7 @@ def test_nemsy_knows_which_turns_its_pages_hold_whole():
 
 
 def test_memsim_report_renders_a_conversation_output_dir(tmp_path, instance):
-    from sim.conversations.outputs import write_outputs
+    from sim.conversations_outputs import write_outputs
     from sim.outputs import Outputs
     from sim.report import render_any
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sim import bench
+from sim import bench, bench_outputs
 from sim.bench.plots import colour
 from sim.errors import UsageError
 from sim.report import render_any, render_bench, render_bench_rows
@@ -21,7 +21,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]
     """Two designs and the oracle, two windows, two seeds, a short workload; outputs with the page."""
     rows = bench.run_sweep(bench.tasks_for(DESIGNS, [4000, 16000], 2, 24), progress=False)
     out = tmp_path_factory.mktemp("bench")
-    bench.write_outputs(rows, out, html=True)
+    bench_outputs.write_outputs(rows, out, html=True)
     return rows, out
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sim import bench, ledger
+from sim import bench, bench_outputs, ledger
 from sim import scenario as sc
 from sim.report import headlines, render_claims, render_index, render_run
 
@@ -47,7 +47,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     cells = bench.run_sweep(
         bench.tasks_for(["merchantbench", "oracle"], [4000, 16000], 1, 20), progress=False
     )
-    bench.write_outputs(cells, out / "bench", html=True)
+    bench_outputs.write_outputs(cells, out / "bench", html=True)
     links = [
         (f"scenario {SCENARIO}", f"traces/{SCENARIO}.html", "a run"),
         ("claims ledger", "claims.html", "one claim"),

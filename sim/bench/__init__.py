@@ -7,14 +7,13 @@ probe needed) and reduces it to metrics (:mod:`sim.bench.metrics`). The **oracle
 (:mod:`sim.bench.oracle`) sends exactly the needed fact within the same window: the recall upper bound.
 
 Modules: :mod:`~sim.bench.tasks` (cells, design variants and knobs), :mod:`~sim.bench.executors`
-(local processes or Dask), :mod:`~sim.bench.metrics`, :mod:`~sim.bench.outputs` (files),
-:mod:`~sim.bench.plots`, :mod:`~sim.bench.table` and :mod:`~sim.bench.cli`.
+(local processes or Dask), :mod:`~sim.bench.metrics`, :mod:`~sim.bench_outputs` (files),
+:mod:`~sim.bench.plots`, :mod:`~sim.bench.table` and :mod:`~sim.bench_cli`.
 """
 
 from sim.bench.executors import run_sweep
 from sim.bench.metrics import Metrics, add_relative_recall, aggregate
 from sim.bench.oracle import ORACLE_SYSTEM_PROMPT, OracleAdapter
-from sim.bench.outputs import COLUMNS, write_outputs
 from sim.bench.table import render
 from sim.bench.tasks import DesignSpec, Task, parse_designs, run_task, tasks_for
 
@@ -27,7 +26,6 @@ def available_designs() -> list[str]:
 
 
 __all__ = [
-    "COLUMNS",
     "ORACLE_SYSTEM_PROMPT",
     "DesignSpec",
     "Metrics",
@@ -41,5 +39,4 @@ __all__ = [
     "run_sweep",
     "run_task",
     "tasks_for",
-    "write_outputs",
 ]

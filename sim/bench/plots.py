@@ -161,7 +161,7 @@ def _render_job() -> dict[str, bytes]:
 
 class Plotter:
     """The plots of one sweep, drawn here or, with *workers* > 1, partly in a forked helper process while
-    this one writes the tables (:func:`sim.bench.outputs.write_outputs`).
+    this one writes the tables (:func:`sim.bench_outputs.write_outputs`).
 
     :meth:`start` hands :data:`AWAY` to the helper, a fork of this process made at once (it inherits the
     rows and the warmed-up matplotlib, and sends back only PNG bytes); :meth:`finish` draws the

@@ -2,9 +2,9 @@
 window in each design's stable colour, the aggregate over seeds (means with a bootstrap interval or their
 spread, sums labelled as sums), the sweep's PNG plots inline and every cell.
 
-:func:`render_bench_rows` takes what :func:`sim.bench.write_outputs` has in memory; :func:`render_bench`
-reads a bench output directory (``results.db``: tables ``results`` and ``aggregate``; the PNGs beside
-it), so ``memsim report DIR`` gives the same page.
+:func:`render_bench_rows` takes what :func:`sim.bench_outputs.write_outputs` has in memory;
+:func:`render_bench` reads a bench output directory (``results.db``: tables ``results`` and ``aggregate``;
+the PNGs beside it), so ``memsim report DIR`` gives the same page.
 
 The page is a list of :class:`Section` (:data:`SECTIONS`, in page order): each an anchor, a heading (also
 its link in the page's nav), a template fragment under ``templates/bench/`` and an optional function of

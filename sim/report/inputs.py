@@ -1,6 +1,6 @@
 """What ``memsim report`` reads, validated at the edge against the schema its writer produces.
 
-A claims ledger (:func:`sim.ledger.to_json`), a bench database (:mod:`sim.bench.outputs`: tables
+A claims ledger (:func:`sim.ledger.to_json`), a bench database (:mod:`sim.bench_outputs`: tables
 ``results`` and ``aggregate``) and a trace (:mod:`sim.trace`) are files a user may have edited, truncated
 or written by hand; the page code reads them as their writer wrote them. Anything else is a
 :class:`~sim.errors.UsageError` naming the offending field (``claims.0.records: Input should be a valid
@@ -93,7 +93,7 @@ def check_ledger(doc: Any, source: object = "claims ledger") -> None:
 
 
 class ResultRow(BaseModel):
-    """A row of a bench database's ``results`` table (:data:`sim.bench.outputs.COLUMNS`)."""
+    """A row of a bench database's ``results`` table (:data:`sim.bench_outputs.COLUMNS`)."""
 
     model_config = _STRICT
 

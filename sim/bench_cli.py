@@ -12,7 +12,7 @@ from sim.errors import UsageError
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
 #: The most windows one sweep may list.
 MAX_BUDGETS = 32
-#: The files a sweep writes into --out (sim.bench.outputs; the plots: sim.bench.plots.PLOTS).
+#: The files a sweep writes into --out (sim.bench_outputs; the plots: sim.bench.plots.PLOTS).
 OUTPUT_FILES = ("results.db", "results.csv", "aggregate.csv")
 
 
@@ -88,9 +88,9 @@ def run_cli(
     """``memsim bench``."""
     from sim.bench.executors import run_sweep
     from sim.bench.metrics import aggregate
-    from sim.bench.outputs import write_outputs
     from sim.bench.table import render
     from sim.bench.tasks import parse_designs, tasks_for
+    from sim.bench_outputs import write_outputs
     from sim.cache import parse_provider
     from sim.console import report_console
     from sim.outputs import Outputs
@@ -108,7 +108,7 @@ def run_cli(
             raise UsageError("--steps does not apply with --workload (the file sets the steps)")
         if cache is not None:
             raise UsageError("--provider applies to the fact-token benchmark, not to conversation workloads")
-        from sim.conversations.cli import run_conversation_cli
+        from sim.conversations_cli import run_conversation_cli
 
         return run_conversation_cli(
             specs, bl, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sim.bench.outputs import _csv
+from sim.bench_outputs import _csv
 from sim.conversations.metrics import QUESTION_COLUMNS, aggregate
 from sim.outputs import Outputs
 

@@ -28,9 +28,9 @@ def run_conversation_cli(
     overall table and the files written."""
     from sim.console import report_console
     from sim.conversations.metrics import aggregate
-    from sim.conversations.outputs import OUTPUT_FILES, write_outputs
     from sim.conversations.run import run_conversations
     from sim.conversations.table import render
+    from sim.conversations_outputs import OUTPUT_FILES, write_outputs
     from sim.outputs import Outputs
 
     if executor not in ("local", "dask"):
