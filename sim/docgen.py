@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from sim import faults
 from sim.errors import UsageError
 from sim.fidelity import Deviation, coverage, deviations, fidelity_module
-from sim.registry import Design, design, designs
+from sim.registry import Design, design, designs, label
 
 TOPICS = ("systems", "operations", "faults", "claims", "scenarios", "coverage", "fidelity", "params", "knobs")
 
@@ -58,7 +58,8 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
     if topic == "systems":
         for d in chosen:
             fid = fidelity_module(d.name)
-            out.append(f"{d.name}: {d.title}\n  report: {d.report.title} ({d.report.path or 'not shipped'})")
+            report = d.report.path or "not shipped"
+            out.append(f"{label(d.name)}: {d.title}\n  report: {d.report.title} ({report})")
             out.append(
                 f"  operations: {len(getattr(fid, 'OPERATIONS', []))}; claims: {len(cl.registry(d.name))}; "
                 f"fixes: {len(d.switches.fixes)}; not modeled: {len(getattr(fid, 'NOT_MODELED', []))}"
@@ -230,10 +231,11 @@ def _synopsis() -> str:
 
 
 def _shipped() -> list[Design]:
-    """memsim's own designs: README describes what memsim ships, whatever plugins are installed beside it."""
-    from sim.registry import registered_by
+    """memsim's own seed designs: README describes what memsim ships, whatever plugins are installed beside
+    it; its reference designs (``kind="reference"``) have their own section and page (issue 39)."""
+    from sim.registry import REFERENCE, registered_by
 
-    return [d for d in designs().values() if registered_by(d.name) == "memsim"]
+    return [d for d in designs().values() if registered_by(d.name) == "memsim" and d.kind != REFERENCE]
 
 
 def _counts() -> str:
