@@ -20,7 +20,7 @@ package of scenario modules (memsim's own ``scenarios`` package is registered as
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType, ModuleType
@@ -246,6 +246,15 @@ def label(name: str) -> str:
     """*name* as listings show it: a reference design carries ``(reference design of a documented
     algorithm)``; any other name is itself."""
     return f"{name} ({REFERENCE_LABEL})" if is_reference(name) else name
+
+
+def reference_note(labels: Iterable[str]) -> str:
+    """The line a table or page shows under its designs when some are reference designs ("" when none is):
+    which ones are reference designs of documented algorithms, not seed systems."""
+    refs = list(dict.fromkeys(n.partition(":")[0] for n in labels if is_reference(n)))
+    if not refs:
+        return ""
+    return f"Reference designs of documented algorithms (not seed systems): {', '.join(refs)}."
 
 
 def names() -> list[str]:
