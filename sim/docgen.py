@@ -9,7 +9,8 @@ from pydantic import BaseModel
 from sim import faults
 from sim.errors import UsageError
 from sim.fidelity import Deviation, coverage, deviations, fidelity_module
-from sim.registry import Design, design, designs, label
+from sim.registry import Design, design, designs
+from sim.registry import label as registry_label
 
 TOPICS = ("systems", "operations", "faults", "claims", "scenarios", "coverage", "fidelity", "params", "knobs")
 
@@ -59,7 +60,7 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
         for d in chosen:
             fid = fidelity_module(d.name)
             report = d.report.path or "not shipped"
-            out.append(f"{label(d.name)}: {d.title}\n  report: {d.report.title} ({report})")
+            out.append(f"{registry_label(d.name)}: {d.title}\n  report: {d.report.title} ({report})")
             out.append(
                 f"  operations: {len(getattr(fid, 'OPERATIONS', []))}; claims: {len(cl.registry(d.name))}; "
                 f"fixes: {len(d.switches.fixes)}; not modeled: {len(getattr(fid, 'NOT_MODELED', []))}"

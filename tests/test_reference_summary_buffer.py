@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_MSG = message(SYSTEM, "sys")
 
 
-def _buffer(limit: int, keep: float = 1.0, cap: int = 10_000, *, seed: int = 0, summarize: bool = True) -> SummaryBuffer:
+def _buffer(
+    limit: int, keep: float = 1.0, cap: int = 10_000, *, seed: int = 0, summarize: bool = True
+) -> SummaryBuffer:
     return SummaryBuffer(SYSTEM_MSG, limit, Summarizer(keep, cap, random.Random(seed)), summarize=summarize)
 
 

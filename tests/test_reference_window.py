@@ -112,11 +112,11 @@ def test_the_window_is_labelled_a_reference_design():
 def test_window_recall_on_locomo_matches_trim_messages_itself():
     """On the first LoCoMo conversation at 8,000 tokens the benchmark's turn recall is what trim_messages
     itself keeps of the same messages (an independent count)."""
+    from reference.common import SYSTEM_PROMPT, question_message, step_message
     from sim.bench.tasks import parse_designs
     from sim.conversations.formats import iter_instances
     from sim.conversations.metrics import Scorer, present
     from sim.conversations.run import conversation_steps, run_design
-    from reference.common import SYSTEM_PROMPT, question_message, step_message
 
     inst = next(iter(iter_instances("locomo", Path(os.environ["MEMSIM_LOCOMO_FILE"]))))
     rows = run_design(inst, parse_designs("window")[0], 8000)

@@ -5,4 +5,4 @@ issue 39). The summary is a seeded stand-in (:mod:`reference.summary_buffer.poli
 from reference.summary_buffer.model import SummaryBuffer
 from reference.summary_buffer.policies import Summarizer
 
-__all__ = ["SummaryBuffer", "Summarizer"]
+__all__ = ["Summarizer", "SummaryBuffer"]

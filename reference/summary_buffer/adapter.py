@@ -34,7 +34,9 @@ class Adapter(MessageAdapter):
     ) -> None:
         super().__init__()
         k: Knobs = knobs if knobs is not None else Knobs()
-        limit = k.max_token_limit if k.max_token_limit is not None else max(1, round(budget * k.buffer_fraction))
+        limit = (
+            k.max_token_limit if k.max_token_limit is not None else max(1, round(budget * k.buffer_fraction))
+        )
         keep = k.summary_keep if k.summary_keep is not None else 1.0 - drawn.lossiness
         summarizer = Summarizer(keep, max(1, round(budget * k.summary_fraction)),
                                 sim.rng("summary-buffer.adapter.summarizer"),

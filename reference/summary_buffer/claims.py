@@ -15,8 +15,8 @@ CLAIMS: list[Claim] = [
         "A summary fold loses a fact a later question needs: once later messages push the fact's message "
         "past max_token_limit it is pruned from the buffer, and the running summary keeps only what the "
         "summarizer chose to keep.",
-        f"{PIN_FACTS}: a fold carries every fact token of the messages it folds into the summary, which never "
-        "squeezes one out",
+        f"{PIN_FACTS}: a fold carries every fact token of the messages it folds into the summary, which "
+        "never squeezes one out",
         dr.fold_strategy,
         dr.fold_check,
         fixes=(PIN_FACTS,),

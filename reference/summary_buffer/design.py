@@ -13,9 +13,14 @@ class Knobs(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_token_limit: int | None = Field(
-        None, ge=1, le=10_000_000, description="the buffer's token limit (None: buffer_fraction of the window)"
+        None,
+        ge=1,
+        le=10_000_000,
+        description="the buffer's token limit (None: buffer_fraction of the window)",
     )
-    buffer_fraction: float = Field(0.6, gt=0.0, le=1.0, description="max_token_limit as a fraction of the window")
+    buffer_fraction: float = Field(
+        0.6, gt=0.0, le=1.0, description="max_token_limit as a fraction of the window"
+    )
     summary_fraction: float = Field(
         0.25, gt=0.0, le=1.0, description="the summary stand-in's cap, a fraction of the window"
     )

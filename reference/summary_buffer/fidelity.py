@@ -17,9 +17,12 @@ NOT_MODELED: list[str] = [
     "prunes after it; effect: the buffer is the same, a pair's fold may be split in two).",
 ]
 _T = "tests/test_reference_summary_buffer.py"
+_PRUNE = f"{_T}::test_prune_pops_from_the_front_until_within_the_limit"
 COVERAGE = {
-    "SBM-ALG-prune": Coverage(("model.SummaryBuffer.add",), (f"{_T}::test_prune_pops_from_the_front_until_within_the_limit",)),
-    "SBM-ALG-summary-first": Coverage(("model.SummaryBuffer.context",), (f"{_T}::test_the_summary_is_a_system_message_before_the_buffer",)),
-    "SBM-OPT-max-token-limit": Coverage(("adapter.Adapter",), (f"{_T}::test_prune_pops_from_the_front_until_within_the_limit",)),
+    "SBM-ALG-prune": Coverage(("model.SummaryBuffer.add",), (_PRUNE,)),
+    "SBM-ALG-summary-first": Coverage(
+        ("model.SummaryBuffer.context",), (f"{_T}::test_the_summary_is_a_system_message_before_the_buffer",)
+    ),
+    "SBM-OPT-max-token-limit": Coverage(("adapter.Adapter",), (_PRUNE,)),
     "SBM-POL-summarizer": Coverage(("policies.Summarizer",), (f"{_T}::test_claim_directions",)),
-}  # fmt: skip
+}

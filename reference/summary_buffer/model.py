@@ -2,7 +2,8 @@
 
 Semantics (langchain-ai/langchain ``libs/langchain/langchain/memory/summary_buffer.py`` at commit
 00863ce: ``ConversationSummaryBufferMemory``, default ``max_token_limit = 2000`` at line 13,
-``load_memory_variables`` at lines 29-43, ``save_context`` at 58-61, ``prune`` at 63-74; read 2026-12-06; the API reference page
+``load_memory_variables`` at lines 29-43, ``save_context`` at 58-61, ``prune`` at 63-74; read
+2026-12-06; the API reference page
 https://python.langchain.com/api_reference/langchain/memory/langchain.memory.summary_buffer.ConversationSummaryBufferMemory.html,
 read 2026-12-06, marks the class deprecated since 0.3.1 in favour of LangGraph persistence and the
 summarization middleware, which keeps the same shape: recent messages verbatim, older ones summarized):
@@ -16,7 +17,8 @@ summarization middleware, which keeps the same shape: recent messages verbatim, 
 
 The request is the system prompt, the summary message, the buffer and the question. Token counts are
 memsim's exact cl100k counts per message, summed (``get_num_tokens_from_messages`` with no per-message
-overhead). ``predict_new_summary`` is the seeded stand-in :class:`~reference.summary_buffer.policies.Summarizer`.
+overhead). ``predict_new_summary`` is the seeded stand-in
+:class:`~reference.summary_buffer.policies.Summarizer`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ class SummaryBuffer:
     """Recent messages up to *limit* tokens, older ones folded into *summarizer*'s running summary (or
     dropped when *summarize* is False: the ``no-summary`` off switch)."""
 
-    def __init__(self, system: Message, limit: int, summarizer: Summarizer, *, summarize: bool = True) -> None:
+    def __init__(
+        self, system: Message, limit: int, summarizer: Summarizer, *, summarize: bool = True
+    ) -> None:
         self.system, self.limit, self.summarizer, self.summarize = system, limit, summarizer, summarize
         self.buffer: deque[Message] = deque()
         self.total = 0

@@ -59,7 +59,9 @@ class Summarizer:
             if facts:
                 for fid, value in facts.items():
                     if self.pin_facts or self.rng.random() < self.keep:
-                        self._add(Item(f"{fid}={value}", count_tokens(f"{fid}={value}"), None, self.pin_facts))
+                        self._add(
+                            Item(f"{fid}={value}", count_tokens(f"{fid}={value}"), None, self.pin_facts)
+                        )
             elif m.turn_id is not None:
                 if self.rng.random() < self.keep:
                     self._add(Item(m.text, m.tokens, m.turn_id, False))

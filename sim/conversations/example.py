@@ -25,8 +25,10 @@ def example_rows() -> list[dict[str, object]] | None:
 
     # README describes what memsim ships, whatever plugin designs are installed beside it; the reference
     # designs have their own page (docs/reference-designs.md, issue 39).
-    own = [s for s in parse_designs(None)
-           if s.design != ORACLE and registered_by(s.design) == "memsim" and not is_reference(s.design)]  # fmt: skip
+    own = [
+        s for s in parse_designs(None)
+        if s.design != ORACLE and registered_by(s.design) == "memsim" and not is_reference(s.design)
+    ]  # fmt: skip
     specs = own + baseline_specs()
     rows: list[dict[str, object]] = []
     for inst in iter_instances(EXAMPLE_KIND, sample_path(EXAMPLE_SAMPLE)):
