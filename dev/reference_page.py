@@ -173,7 +173,8 @@ def build(locomo: str | None = None) -> str:
         for short, title, kind, args in SYNTH:
             path = Path(tmp) / f"{kind}.json"
             with open(path, "wb") as fh:
-                write(kind, fh, **args)
+                write(kind, fh, instances=args["instances"], sessions=args["sessions"], turns=args["turns"],
+                      seed=args["seed"])  # fmt: skip
             cmd = " ".join(f"--{k} {v}" for k, v in args.items())
             n, agg = run(kind, str(path))
             results.append((short, agg))

@@ -33,7 +33,7 @@ class Adapter(MessageAdapter):
         self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
     ) -> None:
         super().__init__()
-        k: Knobs = knobs if knobs is not None else Knobs()
+        k: Knobs = knobs if knobs is not None else Knobs.model_validate({})
         limit = (
             k.max_token_limit if k.max_token_limit is not None else max(1, round(budget * k.buffer_fraction))
         )

@@ -29,7 +29,7 @@ class Adapter(MessageAdapter):
         self, sim: Simulation, budget: int, drawn: Drawn, *, variant: Variant = FAITHFUL, knobs: Any = None
     ) -> None:
         super().__init__()
-        k: Knobs = knobs if knobs is not None else Knobs()
+        k: Knobs = knobs if knobs is not None else Knobs.model_validate({})
         self.window = Window(self.system, max(1, round(budget * k.window_fraction)),
                              start_on_human=k.start_on_human)  # fmt: skip
 
