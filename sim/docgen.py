@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from sim import faults
 from sim.errors import UsageError
 from sim.fidelity import Deviation, coverage, deviations, fidelity_module
-from sim.registry import Design, design, designs
+from sim.registry import REFERENCE, REFERENCE_LABEL, Design, design, designs
 
 TOPICS = ("systems", "operations", "faults", "claims", "scenarios", "coverage", "fidelity", "params", "knobs")
 
@@ -58,7 +58,9 @@ def render(topic: str, system: str | None = None, name: str | None = None) -> st
     if topic == "systems":
         for d in chosen:
             fid = fidelity_module(d.name)
-            out.append(f"{d.name}: {d.title}\n  report: {d.report.title} ({d.report.path or 'not shipped'})")
+            report = d.report.path or "not shipped"
+            kind = f"[{REFERENCE_LABEL}] " if d.kind == REFERENCE else ""
+            out.append(f"{d.name}: {kind}{d.title}\n  report: {d.report.title} ({report})")
             out.append(
                 f"  operations: {len(getattr(fid, 'OPERATIONS', []))}; claims: {len(cl.registry(d.name))}; "
                 f"fixes: {len(d.switches.fixes)}; not modeled: {len(getattr(fid, 'NOT_MODELED', []))}"

@@ -46,10 +46,11 @@ def _synopsis() -> str:
 
 
 def _shipped() -> list[Design]:
-    """memsim's own designs: README describes what memsim ships, whatever plugins are installed beside it."""
-    from sim.registry import registered_by
+    """memsim's own seed designs: README describes what memsim ships, whatever plugins are installed beside
+    it; its reference designs (``kind="reference"``) have their own section and page (issue 39)."""
+    from sim.registry import REFERENCE, registered_by
 
-    return [d for d in designs().values() if registered_by(d.name) == "memsim"]
+    return [d for d in designs().values() if registered_by(d.name) == "memsim" and d.kind != REFERENCE]
 
 
 def _counts() -> str:

@@ -20,7 +20,7 @@ package of scenario modules (memsim's own ``scenarios`` package is registered as
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType, ModuleType
@@ -37,6 +37,13 @@ SCENARIOS_GROUP = "memsim.scenarios"
 HOW_TO_ADD = (
     "add one with `memsim new design NAME --path DIR` and `pip install -e DIR` (DESIGN.md, 'Adding a design')"
 )
+
+
+#: What a design is (:attr:`Design.kind`): a model of a real system, or a reference design of a
+#: documented algorithm (the field's own designs, issue 39), labelled so wherever designs are listed.
+KINDS = ("design", "reference")
+REFERENCE = "reference"
+REFERENCE_LABEL = "reference design of a documented algorithm"
 
 
 class NoKnobs(BaseModel):
@@ -82,7 +89,10 @@ class Design:
     *real_system* names it (``"package 1.2.3"``) and *transfer_notes* (``module:attribute``, a dict claim id
     to note) says how each claim's counterexample transfers; the ledger shows it.
     *colour* (``#rrggbb``) is the design's colour in every plot and report (default: a palette colour no
-    other installed design has, :func:`colours`).
+    other installed design has, :func:`colours`). *kind* says what the design is: ``"design"`` (a model of
+    a real system: memsim's four seed designs, a plugin) or ``"reference"`` (:data:`REFERENCE`: a
+    reference design of a documented algorithm, e.g. LangChain's ``trim_messages``; issue 39), which
+    listings, bench outputs and pages label as such (:func:`label`).
     """
 
     name: str
@@ -100,7 +110,12 @@ class Design:
     real_system: str = ""
     transfer_notes: str = ""
     colour: str = ""
+    kind: str = "design"
     markers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"design {self.name!r}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
 
     def _resolve(self, spec: str, default_attr: str | None = None) -> Any:
         mod_name, _, attr = spec.partition(":")
@@ -218,6 +233,28 @@ def registered_by(name: str) -> str:
         if ep.name == name:
             return _distribution(ep)
     raise UsageError(f"unknown design {name!r}")
+
+
+def is_reference(name: str) -> bool:
+    """Whether the installed design *name* is a reference design (False for an unknown name: a baseline,
+    the oracle)."""
+    found = designs().get(name.partition(":")[0])
+    return found is not None and found.kind == REFERENCE
+
+
+def label(name: str) -> str:
+    """*name* as listings show it: a reference design carries ``(reference design of a documented
+    algorithm)``; any other name is itself."""
+    return f"{name} ({REFERENCE_LABEL})" if is_reference(name) else name
+
+
+def reference_note(labels: Iterable[str]) -> str:
+    """The line a table or page shows under its designs when some are reference designs ("" when none is):
+    which ones are reference designs of documented algorithms, not seed systems."""
+    refs = list(dict.fromkeys(n.partition(":")[0] for n in labels if is_reference(n)))
+    if not refs:
+        return ""
+    return f"Reference designs of documented algorithms (not seed systems): {', '.join(refs)}."
 
 
 def names() -> list[str]:

@@ -64,6 +64,9 @@ def _table(agg: list[dict[str, Any]], title: str, cols: tuple[tuple[str, str, in
     for i, r in enumerate(order):
         end = i + 1 == len(order) or order[i + 1]["budget"] != r["budget"]
         t.add_row(r["design"], f"{r['budget']:,}", *(_fmt(r, key, d) for key, _, d in cols), end_section=end)
+    from sim.registry import reference_note
+
+    t.caption = escape(reference_note(str(r["design"]) for r in agg)) or None
     return t
 
 

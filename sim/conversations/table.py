@@ -22,4 +22,7 @@ def render(agg: list[dict[str, Any]]) -> Any:
     for r in agg:
         if r["question_type"] == "all":
             t.add_row(*("-" if r.get(k) is None else str(r[k]) for k, _ in cols))
+    from sim.registry import reference_note
+
+    t.caption = reference_note(str(r["design"]) for r in agg) or None
     return t

@@ -440,6 +440,7 @@ def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], ima
     from markupsafe import Markup
 
     from sim import __version__
+    from sim.registry import reference_note
 
     page = page_data(rows, agg, images)
     base = {"page": page, "colour": page.colour, "version": __version__}
@@ -452,6 +453,7 @@ def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], ima
         "bench.html.j2",
         **base,
         designs=[(d, page.colour[d]) for d in page.designs],
+        reference_note=reference_note(page.designs),
         budgets=page.budgets,
         seeds=page.seeds,
         steps=steps,

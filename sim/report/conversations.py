@@ -66,6 +66,7 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
     """The page of a conversation sweep's question *rows* and their aggregate *agg*."""
     from sim import __version__
     from sim.bench.plots import colour
+    from sim.registry import reference_note
     from sim.report.bench import BenchPage, _chart
 
     designs = list(dict.fromkeys(str(r["design"]) for r in rows))
@@ -121,6 +122,7 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         version=__version__,
         title=title,
         designs=[(d, colour(d)) for d in designs],
+        reference_note=reference_note(designs),
         colour=colours,
         type_charts=type_charts,
         budgets=budgets,
