@@ -15,8 +15,8 @@ from rank_bm25 import BM25Okapi
 
 from reference.bm25.model import SYSTEM_PROMPT, Bm25Memory, Settings
 from reference.bm25.state import NEIGHBOURS
+from reference.retrieval import BM25Index, tokenize
 from sim.errors import UsageError
-from sim.retriever import BM25Index, tokenize
 from sim.testing import check_claims, check_design, check_scope
 from sim.tokens import count_tokens
 from sim.variant import Variant
@@ -63,13 +63,17 @@ def test_packing_respects_the_budget_and_declares_reasons() -> None:
     assert texts[1] in parts  # rank 1: "kitten" and "vet"
     reasons = mem.last_reasons
     assert reasons["t1"] == "in-request" and reasons["t4"] == "in-request"
-    assert reasons["t0"].startswith("cut-by-budget@rank 2") or reasons["t2"].startswith("cut-by-budget@rank 2")
+    assert reasons["t0"].startswith("cut-by-budget@rank 2") or reasons["t2"].startswith(
+        "cut-by-budget@rank 2"
+    )
     assert reasons["t3"] == "not-retrieved@no match"
     wide = Bm25Memory(Settings(k=1, tail=0))
     for i, t in enumerate(texts):
         wide.add(f"t{i}", "s0", "user", "", t)
     wide.request(q, 10**6)
-    assert wide.last_reasons["t0"].startswith("not-retrieved@rank ") and wide.last_reasons["t0"].endswith("> K 1")
+    assert wide.last_reasons["t0"].startswith("not-retrieved@rank ") and wide.last_reasons["t0"].endswith(
+        "> K 1"
+    )
 
 
 def test_session_granularity_ranks_sessions() -> None:

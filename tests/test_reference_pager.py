@@ -8,7 +8,9 @@ from reference.pager.state import NO_SEARCH, STOPWORDS_FIX
 from sim.tokens import count_tokens
 from sim.variant import Variant
 
-LINES = [f"Line {i}: the harbour ferry leaves at {i} past the hour with {i} crates aboard." for i in range(40)]
+LINES = [
+    f"Line {i}: the harbour ferry leaves at {i} past the hour with {i} crates aboard." for i in range(40)
+]
 
 
 def test_the_queue_evicts_at_memgpts_thresholds() -> None:
@@ -33,8 +35,9 @@ def test_the_queue_evicts_at_memgpts_thresholds() -> None:
 
 
 def test_evicted_messages_page_back_by_search() -> None:
-    for variant, paged in ((Variant(), True), (Variant(fixes=frozenset({STOPWORDS_FIX})), True),
-                           (Variant(fixes=frozenset({STOPWORDS_FIX}), off=frozenset({NO_SEARCH})), False)):  # fmt: skip
+    fixed = Variant(fixes=frozenset({STOPWORDS_FIX}))
+    off = Variant(fixes=frozenset({STOPWORDS_FIX}), off=frozenset({NO_SEARCH}))
+    for variant, paged in ((Variant(), True), (fixed, True), (off, False)):
         p = Pager(600, variant=variant)
         p.add("vet", "s", "user", "", "My vet is Dr Okafor.")
         for i, text in enumerate(LINES[:20]):

@@ -76,7 +76,9 @@ def test_metrics_columns_and_abstention_left_out_of_means() -> None:
     assert set(m) == set(rv.COLUMNS)
     assert m["recall_any_at_5_turn"] == 1.0 and m["recall_all_at_5_session"] == 1.0
     assert rv.metrics(None, ("a:1",), {}) == dict.fromkeys(rv.COLUMNS)
-    assert rv.metrics(rv.Ranking("session", ("b", "a")), ("a:1",), {"a:1": "a"})["recall_any_at_5_turn"] is None
+    assert (
+        rv.metrics(rv.Ranking("session", ("b", "a")), ("a:1",), {"a:1": "a"})["recall_any_at_5_turn"] is None
+    )
     rows = [
         {"design": "d", "budget": 1, "question_type": "x", "abstention": 0, **m},
         {"design": "d", "budget": 1, "question_type": "x", "abstention": 1,

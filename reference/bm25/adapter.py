@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from reference.bm25.model import Bm25Memory, Settings
+from reference.retrieval import load_retriever
 from sim.conversations.retrieval import Ranking
 from sim.engine import Simulation
-from sim.retriever import load_retriever
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 

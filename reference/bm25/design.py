@@ -17,7 +17,9 @@ class Knobs(BaseModel):
     k: int = Field(5, ge=0, le=1000, description="how many hits (top K documents) are packed")
     tail: int = Field(4, ge=0, le=100_000, description="the most recent turns always sent (the recent tail)")
     granularity: Literal["turn", "session"] = Field("turn", description="index turns or whole sessions")
-    roles: Literal["all", "user"] = Field("all", description="index every turn, or user turns only (LongMemEval)")
+    roles: Literal["all", "user"] = Field(
+        "all", description="index every turn, or user turns only (LongMemEval)"
+    )
     order: Literal["chronological", "rank"] = Field(
         "chronological", description="the order of the retrieved turns in the request"
     )

@@ -36,12 +36,15 @@ class UnlikeExample(TypedDict):
 
 
 def unlike_strategy() -> Any:
-    return st.fixed_dictionaries({"k": st.integers(1, 5), "tail": st.integers(0, 3), "later": st.integers(0, 8)})
+    return st.fixed_dictionaries(
+        {"k": st.integers(1, 5), "tail": st.integers(0, 3), "later": st.integers(0, 8)}
+    )
 
 
 def unlike_check(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
     """After an unrelated session, the user asks for a name for the kitten, the assistant answers, *later*
-    unrelated turns follow; then the question. The answer turn must be in the request (window 4,000 tokens)."""
+    unrelated turns follow; then the question. The answer turn must be in the request (window 4,000
+    tokens)."""
     mem = Bm25Memory(Settings(k=ex["k"], tail=ex["tail"]), variant=variant)
     for j, text in enumerate(FILLERS):  # an earlier session: a term in 1 of 2 documents has idf 0
         mem.add(f"p0:{j}", "p0", "user" if j % 2 == 0 else "assistant", "", text)
@@ -58,7 +61,5 @@ def unlike_check(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdi
 
 #: K at its bounds, the tail empty, one turn and its largest, later turns none to eight.
 SCOPES: dict[str, Scope] = {
-    "unlike-phrasing": derive(
-        UnlikeExample, k=values(1, 5), tail=values(0, 1, 3), later=values(0, 1, 3, 8)
-    ),
+    "unlike-phrasing": derive(UnlikeExample, k=values(1, 5), tail=values(0, 1, 3), later=values(0, 1, 3, 8)),
 }

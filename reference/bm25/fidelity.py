@@ -17,7 +17,7 @@ NOT_MODELED: list[str] = [
     "session headers and dates in the request: each turn is one part `speaker: text` (a few tokens less)",
 ]
 COVERAGE = {
-    "BM25-ALG-okapi-index": Coverage(("model.Bm25Memory.index", "sim.retriever.BM25Index"),
+    "BM25-ALG-okapi-index": Coverage(("model.Bm25Memory.index", "reference.retrieval.BM25Index"),
                                      (f"{_T}::test_rankings_match_rank_bm25_run_directly",)),
     "BM25-RTE-topk-pack": Coverage(("model.Bm25Memory.request",),
                                    (f"{_T}::test_packing_respects_the_budget_and_declares_reasons",)),

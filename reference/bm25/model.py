@@ -5,7 +5,7 @@ Every turn is stored as it arrives. At a question the store is indexed (once per
 the chosen *granularity*: ``turn`` (one document per turn) or ``session`` (one per session, its turns'
 texts joined by newlines); with ``roles="user"`` only user turns are indexed, as LongMemEval's
 ``process_item_flat_index`` does (xiaowu0162/LongMemEval ``src/retrieval/run_retrieval.py``, read
-2026-12-06). The retriever (:mod:`sim.retriever`: rank-bm25's BM25Okapi by default, or the user's) ranks
+2026-12-06). The retriever (:mod:`reference.retrieval`: rank-bm25's BM25Okapi by default, or the user's) ranks
 the documents by the question text; the hits are the documents scoring above 0.
 
 **Packing** (the request at a question, within the window): the system prompt and the question are
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference.bm25.state import NEIGHBOURS, NO_RETRIEVAL, Stored
-from sim.retriever import Index, make_index, search
+from reference.retrieval import Index, make_index, search
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
 
@@ -156,7 +156,9 @@ class Bm25Memory:
                 why = "not-retrieved@no match"
             self.last_reasons[t.turn_id] = why
         docs = [doc for doc, _ in self._docs]
-        self.last_ranked = [docs[d] for d in hit_docs] + [docs[d] for d in range(len(docs)) if d not in hit_set]
+        self.last_ranked = [docs[d] for d in hit_docs] + [
+            docs[d] for d in range(len(docs)) if d not in hit_set
+        ]
         return [
             SYSTEM_PROMPT,
             *(self.turns[i].text for i in retrieved),

@@ -5,8 +5,8 @@ step's request is the context as it stands.
 
 Fact-token steps are ``user`` messages with id ``step-<index>``; a probe step queues its observation before
 the question is answered; a conversation question is not queued (questions are independent).
-``ranking()`` ranks the whole recall store for the retrieval metrics; ``lost_reason(turn_id)``: ``in-request``,
-``not-retrieved@rank R > page P``, ``not-retrieved@no match``, ``cut-by-budget@rank R``,
+``ranking()`` ranks the whole recall store for the retrieval metrics; ``lost_reason(turn_id)``:
+``in-request``, ``not-retrieved@rank R > page P``, ``not-retrieved@no match``, ``cut-by-budget@rank R``,
 ``not-retrieved@search off``.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from reference.pager.model import Pager, Settings
+from reference.retrieval import load_retriever
 from sim.conversations.retrieval import Ranking
 from sim.engine import Simulation
-from sim.retriever import load_retriever
 from sim.variant import FAITHFUL, Variant
 from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
 

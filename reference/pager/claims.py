@@ -14,7 +14,8 @@ CLAIMS: list[Claim] = [
         ("PAGER-OBJ-recall-store", "PAGER-RTE-recall-search"),
         "A pager's search page is crowded out by common words: once the message holding the question's "
         "one rare word is evicted, keyword search ranks messages sharing more of the question's function "
-        "words (what, did, I, the, was) above it, and they fill the page (its 5 hits, or the window left for it).",
+        "words (what, did, I, the, was) above it, and they fill the page (its 5 hits, or the window left "
+        "for it).",
         f"{STOPWORDS_FIX}: the query's common function words are dropped before the search",
         dr.crowd_strategy,
         dr.crowd_check,

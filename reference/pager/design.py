@@ -21,7 +21,9 @@ class Knobs(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    page_size: int = Field(RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE, ge=0, le=1000, description="search hits paged in")
+    page_size: int = Field(
+        RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE, ge=0, le=1000, description="search hits paged in"
+    )
     evict_at: float = Field(MESSAGE_SUMMARY_WARNING_FRAC, gt=0.0, le=1.0,
                             description="evict when the context passes this share of the window")  # fmt: skip
     evict_fraction: float = Field(MESSAGE_SUMMARY_TRUNC_TOKEN_FRAC, gt=0.0, le=1.0,
@@ -29,9 +31,12 @@ class Knobs(BaseModel):
     keep_last: int = Field(MESSAGE_SUMMARY_TRUNC_KEEP_N_LAST, ge=0, le=10_000,
                            description="newest messages never evicted")  # fmt: skip
     search: Literal["keyword", "bm25"] = Field("keyword", description="how the recall store is searched")
-    tokenizer: Literal["words", "split"] = Field("words", description="how texts and queries are split into words")
+    tokenizer: Literal["words", "split"] = Field(
+        "words", description="how texts and queries are split into words"
+    )
     retriever: str = Field("bm25", min_length=1,
-                           description="bm25 (search as chosen), module:callable or a memsim.retrievers entry point")  # fmt: skip
+                           description="bm25 (search as chosen), module:callable or a memsim.retrievers "
+                                       "entry point")  # fmt: skip
 
 
 DESIGN = Design(

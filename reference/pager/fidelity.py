@@ -7,7 +7,8 @@ _T = "tests/test_reference_pager.py"
 OPERATIONS = [
     Operation("add", ("PAGER-RTE-fifo-eviction", "PAGER-OBJ-recall-store"),
               "queue a message and write it to recall; evict the oldest at 75% of the window"),
-    Operation("search", ("PAGER-RTE-recall-search",), "keyword or BM25 search of the recall store by the question"),
+    Operation("search", ("PAGER-RTE-recall-search",),
+              "keyword or BM25 search of the recall store by the question"),
     Operation("request", ("PAGER-OBJ-core-block", "PAGER-RTE-recall-search"),
               "system prompt, core block, eviction note, queue, question, the page that fits"),
 ]  # fmt: skip

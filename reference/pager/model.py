@@ -20,7 +20,7 @@ storage is searched by function call, results paginated), and Letta's docs on me
 * at a question the recall store is searched and the first ``page_size`` hits (Letta's
   RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE, 5) page into the request, each while it fits the window
   (``cut-by-budget`` otherwise). ``keyword`` search (default) scores a message by how many distinct query
-  words it contains, ties newest first; ``bm25`` uses :mod:`sim.retriever` (or the user's retriever).
+  words it contains, ties newest first; ``bm25`` uses :mod:`reference.retrieval` (or the user's retriever).
 
 Stand-ins (no model runs): the search **query** is the question's text (a model would write its own
 keywords); the recursive **summary** is a note of how many messages were evicted and keeps none of their
@@ -41,7 +41,7 @@ from reference.pager.state import (
     STOPWORDS_FIX,
     Message,
 )
-from sim.retriever import STOPWORDS, make_index, search, tokenize
+from reference.retrieval import STOPWORDS, make_index, search, tokenize
 from sim.tokens import count_tokens
 from sim.variant import FAITHFUL, Variant
 

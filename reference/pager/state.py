@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 STOPWORDS_FIX = "stopwords"
-"""The fix: the search query's common function words (:data:`sim.retriever.STOPWORDS`) are dropped, so
+"""The fix: the search query's common function words (:data:`reference.retrieval.STOPWORDS`) are dropped, so
 a message matching many of them cannot outrank one matching the question's rare word."""
 NO_SEARCH = "no-search"
 """The off switch: the recall store is never searched (no page reaches the request)."""

@@ -92,7 +92,9 @@ def evaluate_turn2session(
     return evaluate(sessions, good, eff)
 
 
-def metrics(ranking: Ranking | None, evidence: Sequence[str], session_of: Mapping[str, str]) -> dict[str, Any]:
+def metrics(
+    ranking: Ranking | None, evidence: Sequence[str], session_of: Mapping[str, str]
+) -> dict[str, Any]:
     """Every :data:`COLUMNS` value for one question (None where not defined: no ranking, no evidence,
     or turn level for a session ranking)."""
     out: dict[str, Any] = dict.fromkeys(COLUMNS)

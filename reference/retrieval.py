@@ -61,10 +61,10 @@ STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
     between both but by can could did do does doing down during each few for from further had has have
     having he her here hers herself him himself his how i if in into is it its itself just me more most
-    my myself no nor not now of off on once only or other our ours ourselves out over own same she should
-    so some such than that the their theirs them themselves then there these they this those through to
-    too under until up very was we were what when where which while who whom why will with would you
-    your yours yourself yourselves""".split()
+    my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves""".split()  # noqa: SIM905
 )
 
 
@@ -93,7 +93,9 @@ class BM25Index:
     position (a document sharing no token with the query scores 0 and is not a hit).
     """
 
-    def __init__(self, documents: Sequence[str], *, tokenizer: str = "words", stopwords: bool = False) -> None:
+    def __init__(
+        self, documents: Sequence[str], *, tokenizer: str = "words", stopwords: bool = False
+    ) -> None:
         self.tokenizer = tokenizer
         self.stopwords = stopwords
         self.corpus = [tokenize(d, tokenizer) for d in documents]
@@ -151,7 +153,9 @@ def load_retriever(spec: str) -> Retriever | None:
     return obj  # type: ignore[no-any-return]
 
 
-def make_index(spec: str, documents: Sequence[str], *, tokenizer: str = "words", stopwords: bool = False) -> Index:
+def make_index(
+    spec: str, documents: Sequence[str], *, tokenizer: str = "words", stopwords: bool = False
+) -> Index:
     """An index of *documents* by retriever *spec* (the built-in BM25 takes *tokenizer* and *stopwords*;
     a user retriever gets the documents only)."""
     user = load_retriever(spec)
