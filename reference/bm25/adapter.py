@@ -31,7 +31,7 @@ class Adapter:
     ) -> None:
         from reference.bm25.design import Knobs
 
-        k = knobs if knobs is not None else Knobs()
+        k = knobs if knobs is not None else Knobs.model_validate({})
         load_retriever(k.retriever)  # a bad name is refused before the run
         self.budget = budget
         self.memory = Bm25Memory(

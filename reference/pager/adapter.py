@@ -30,7 +30,7 @@ class Adapter:
     ) -> None:
         from reference.pager.design import Knobs
 
-        k = knobs if knobs is not None else Knobs()
+        k = knobs if knobs is not None else Knobs.model_validate({})
         load_retriever(k.retriever)
         settings = Settings(k.page_size, k.evict_at, k.evict_fraction, k.keep_last, k.search, k.tokenizer,
                             k.retriever)  # fmt: skip
