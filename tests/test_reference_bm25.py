@@ -28,23 +28,38 @@ docs_st = st.lists(st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join), 
 query_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
 
 
-@given(docs=docs_st, query=query_st, tokenizer=st.sampled_from(["words", "split"]))
-def test_rankings_match_rank_bm25_run_directly(docs: list[str], query: str, tokenizer: str) -> None:
-    """Identical scores (float equality) and order: hits are the documents scoring above 0, by score
-    descending, ties by position; the design's ranking lists them first, then the rest in order."""
-    corpus = [tokenize(d, tokenizer) for d in docs]
-    mem = Bm25Memory(Settings(k=len(docs), tail=0, tokenizer=tokenizer))
+@given(
+    docs=docs_st,
+    query=query_st,
+    tokenizer=st.sampled_from(["words", "split"]),
+    granularity=st.sampled_from(["turn", "session"]),
+    sessions=st.lists(st.integers(0, 3), min_size=14, max_size=14),
+)
+def test_rankings_match_rank_bm25_run_directly(
+    docs: list[str], query: str, tokenizer: str, granularity: str, sessions: list[int]
+) -> None:
+    """Identical scores (float equality) and order: hits are the documents (turns, or sessions: their
+    turns joined by newlines) scoring above 0, by score descending, ties by position; the design's
+    ranking lists them first, then the rest in order."""
+    sids = [f"s{sessions[i]}" for i in range(len(docs))]
+    mem = Bm25Memory(Settings(k=len(docs), tail=0, tokenizer=tokenizer, granularity=granularity))
     for i, d in enumerate(docs):
-        mem.add(f"t{i}", f"s{i}", "user", "", d)
+        mem.add(f"t{i}", sids[i], "user", "", d)
     mem.request(query, 10**9)
+    if granularity == "turn":
+        ids, texts = [f"t{i}" for i in range(len(docs))], docs
+    else:
+        ids = list(dict.fromkeys(sids))
+        texts = ["\n".join(d for d, s in zip(docs, sids) if s == sid) for sid in ids]
+    corpus = [tokenize(t, tokenizer) for t in texts]
     if any(corpus):
         direct = [float(s) for s in BM25Okapi(corpus).get_scores(tokenize(query, tokenizer))]
     else:
-        direct = [0.0] * len(docs)
-    assert BM25Index(docs, tokenizer=tokenizer).scores(query) == direct
+        direct = [0.0] * len(texts)
+    assert BM25Index(texts, tokenizer=tokenizer).scores(query) == direct
     hits = sorted((i for i, s in enumerate(direct) if s > 0), key=lambda i: (-direct[i], i))
-    rest = [i for i in range(len(docs)) if i not in set(hits)]
-    assert mem.last_ranked == [f"t{i}" for i in hits + rest]
+    rest = [i for i in range(len(texts)) if i not in set(hits)]
+    assert mem.last_ranked == [ids[i] for i in hits + rest]
 
 
 def test_packing_respects_the_budget_and_declares_reasons() -> None:

@@ -4,10 +4,11 @@ PAGER-RTE-recall-search).
 The algorithm as documented: Packer et al., "MemGPT: Towards LLMs as Operating Systems" (arXiv:2310.08560,
 section 2: main context = system instructions, working context and a FIFO queue; a queue manager evicts
 the oldest messages into recall storage under memory pressure and writes a recursive summary; recall
-storage is searched by function call, results paginated), and Letta's docs on memory (docs.letta.com,
-"Memory overview": core memory blocks always in context, recall memory searched with
-``conversation_search``), both read 2026-12-06; constants from MemGPT's ``memgpt/constants.py``
-(:mod:`reference.pager.state`).
+storage is searched by function call, results paginated), and Letta's "Agent memory & architecture"
+page (https://docs.letta.com/guides/agents/architectures/memgpt: system instructions, memory blocks and
+recent messages in context; older evicted messages in recall memory, searched with the
+``conversation_search`` tool), both read 2026-12-06; constants from MemGPT's ``memgpt/constants.py``
+and Letta's ``letta/constants.py`` (:mod:`reference.pager.state`).
 
 * the request is the system prompt, the fixed **core block**, the eviction note (once anything was
   evicted), the **FIFO queue** of messages, and at a question the question then the search **page**
