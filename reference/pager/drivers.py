@@ -61,7 +61,8 @@ def crowd_check(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdic
     return Verdict.violated(f"the evidence message is not in the request: {p.last_reasons['m0']}")
 
 
-#: Chatty messages at, under and over the page size; quiet ones none to six.
+#: Chatty messages at, under and over the page size (6: where the ci search shrinks to); quiet
+#: ones none to six.
 SCOPES: dict[str, Scope] = {
-    "common-words": derive(CrowdExample, chatty=values(0, 4, 5, 8), quiet=values(0, 1, 3, 6)),
+    "common-words": derive(CrowdExample, chatty=values(0, 4, 5, 6, 8), quiet=values(0, 1, 3, 6)),
 }
