@@ -3,10 +3,11 @@ BM25-RTE-recent-tail).
 
 Every turn is stored as it arrives. At a question the store is indexed (once per new turn, lazily) at
 the chosen *granularity*: ``turn`` (one document per turn) or ``session`` (one per session, its turns'
-texts joined by newlines); with ``roles="user"`` only user turns are indexed, as LongMemEval's
-``process_item_flat_index`` does (xiaowu0162/LongMemEval ``src/retrieval/run_retrieval.py``, read
-2026-12-06). The retriever (:mod:`reference.retrieval`: rank-bm25's BM25Okapi by default, or the user's) ranks
-the documents by the question text; the hits are the documents scoring above 0.
+texts joined by newlines); a turn's own text is indexed, not its speaker's name; with ``roles="user"``
+only user turns are indexed, as LongMemEval's ``process_item_flat_index`` does (xiaowu0162/LongMemEval
+``src/retrieval/run_retrieval.py``, read 2026-12-06). The retriever (:mod:`reference.retrieval`:
+rank-bm25's BM25Okapi by default, or the user's) ranks the documents by the question text; the hits are
+the documents scoring above 0.
 
 **Packing** (the request at a question, within the window): the system prompt and the question are
 reserved first; then the recent tail (the last *tail* turns, newest first, while they fit); then the
@@ -68,7 +69,7 @@ class Bm25Memory:
     def add(self, turn_id: str, session_id: str, role: str, speaker: str, text: str) -> None:
         shown = f"{speaker}: {text}" if speaker else text
         self.position[turn_id] = len(self.turns)
-        self.turns.append(Stored(turn_id, session_id, role, shown, count_tokens(shown)))
+        self.turns.append(Stored(turn_id, session_id, role, shown, count_tokens(shown), text))
 
     def _documents(self) -> list[tuple[str, tuple[int, ...]]]:
         s = self.settings
@@ -84,7 +85,7 @@ class Bm25Memory:
         """The index of the turns stored so far (rebuilt when a turn was added since)."""
         if self._index is None or self._indexed != len(self.turns):
             self._docs = self._documents()
-            texts = ["\n".join(self.turns[i].text for i in ix) for _, ix in self._docs]
+            texts = ["\n".join(self.turns[i].raw for i in ix) for _, ix in self._docs]
             self._index = make_index(self.settings.retriever, texts, tokenizer=self.settings.tokenizer)
             self._indexed = len(self.turns)
         return self._index

@@ -17,10 +17,12 @@ OFF = (NO_RETRIEVAL,)
 
 @dataclass(frozen=True, slots=True)
 class Stored:
-    """One stored turn: its id, session, role, the text as shown to the model and its cl100k count."""
+    """One stored turn: its id, session, role, the text as shown to the model (``speaker: text``), its
+    cl100k count, and the turn's own text (what is indexed: LongMemEval indexes the content only)."""
 
     turn_id: str
     session_id: str
     role: str
     text: str
     tokens: int
+    raw: str

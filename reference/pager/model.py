@@ -92,6 +92,7 @@ class Pager:
         self.fixed_tokens = count_tokens(SYSTEM_PROMPT) + count_tokens(CORE_BLOCK)
         self.last_ranked: list[str] = []
         self.last_reasons: dict[str, str] = {}
+        self._words: list[frozenset[str]] = []  # each message's words (keyword search)
 
     def note(self) -> list[str]:
         return [eviction_note(self.evicted)] if self.evicted else []
@@ -102,7 +103,8 @@ class Pager:
     def add(self, turn_id: str, session_id: str, role: str, speaker: str, text: str) -> None:
         """Queue a message (and write it to recall); evict the oldest under memory pressure."""
         shown = f"{speaker}: {text}" if speaker else text
-        self.recall.append(Message(turn_id, session_id, role, shown, count_tokens(shown)))
+        self.recall.append(Message(turn_id, session_id, role, shown, count_tokens(shown), text))
+        self._words.append(frozenset(tokenize(text, self.settings.tokenizer)))
         self.queue.append(len(self.recall) - 1)
         self.queue_tokens += self.recall[-1].tokens
         s = self.settings
@@ -123,9 +125,9 @@ class Pager:
         drop = self.variant.has(STOPWORDS_FIX)
         if s.search == "keyword" and s.retriever == "bm25":
             words = {w for w in tokenize(query, s.tokenizer) if not (drop and w.lower() in STOPWORDS)}
-            scored = [(len(words & set(tokenize(m.text, s.tokenizer))), i) for i, m in enumerate(self.recall)]
+            scored = [(len(words & w), i) for i, w in enumerate(self._words)]
             return [i for n, i in sorted(scored, key=lambda x: (-x[0], -x[1])) if n > 0]
-        index = make_index(s.retriever, [m.text for m in self.recall], tokenizer=s.tokenizer, stopwords=drop)
+        index = make_index(s.retriever, [m.raw for m in self.recall], tokenizer=s.tokenizer, stopwords=drop)
         return [i for i, _ in search(index, query, len(self.recall))]
 
     def request(self, question: str) -> list[str]:

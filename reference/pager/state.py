@@ -24,10 +24,12 @@ RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE = 5
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One message of the conversation: its id, session, role, the text as shown and its cl100k count."""
+    """One message of the conversation: its id, session, role, the text as shown (``speaker: text``), its
+    cl100k count, and the message's own text (what the search reads)."""
 
     turn_id: str
     session_id: str
     role: str
     text: str
     tokens: int
+    raw: str
