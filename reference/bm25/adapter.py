@@ -35,7 +35,8 @@ class Adapter:
         load_retriever(k.retriever)  # a bad name is refused before the run
         self.budget = budget
         self.memory = Bm25Memory(
-            Settings(k.k, k.tail, k.granularity, k.roles, k.order, k.tokenizer, k.retriever), variant=variant
+            Settings(k.k, k.tail, k.granularity, k.roles, k.order, k.tokenizer, k.retriever, k.index_speaker),
+            variant=variant,
         )
         self.written = 0
         self._ranked = False

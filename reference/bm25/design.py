@@ -26,6 +26,7 @@ class Knobs(BaseModel):
     tokenizer: Literal["words", "split"] = Field(
         "words", description="words: lower-cased runs of word characters; split: LongMemEval's split(' ')"
     )
+    index_speaker: bool = Field(False, description="index `speaker: text` (default: the turn's text only)")
     retriever: str = Field(
         "bm25", min_length=1, description="bm25, module:callable or a memsim.retrievers entry point"
     )

@@ -3,11 +3,11 @@ BM25-RTE-recent-tail).
 
 Every turn is stored as it arrives. At a question the store is indexed (once per new turn, lazily) at
 the chosen *granularity*: ``turn`` (one document per turn) or ``session`` (one per session, its turns'
-texts joined by newlines); a turn's own text is indexed, not its speaker's name; with ``roles="user"``
-only user turns are indexed, as LongMemEval's ``process_item_flat_index`` does (xiaowu0162/LongMemEval
-``src/retrieval/run_retrieval.py``, read 2026-12-06). The retriever (:mod:`reference.retrieval`:
-rank-bm25's BM25Okapi by default, or the user's) ranks the documents by the question text; the hits are
-the documents scoring above 0.
+texts joined by newlines); a turn's own text is indexed, not its speaker's name (``index_speaker``:
+``speaker: text``); with ``roles="user"`` only user turns are indexed, as LongMemEval's
+``process_item_flat_index`` does (xiaowu0162/LongMemEval ``src/retrieval/run_retrieval.py``, read
+2026-12-06). The retriever (:mod:`reference.retrieval`: rank-bm25's BM25Okapi by default, or the
+user's) ranks the documents by the question text; the hits are the documents scoring above 0.
 
 **Packing** (the request at a question, within the window): the system prompt and the question are
 reserved first; then the recent tail (the last *tail* turns, newest first, while they fit); then the
@@ -48,6 +48,7 @@ class Settings:
     order: str = "chronological"
     tokenizer: str = "words"
     retriever: str = "bm25"
+    index_speaker: bool = False
 
 
 class Bm25Memory:
@@ -69,7 +70,8 @@ class Bm25Memory:
     def add(self, turn_id: str, session_id: str, role: str, speaker: str, text: str) -> None:
         shown = f"{speaker}: {text}" if speaker else text
         self.position[turn_id] = len(self.turns)
-        self.turns.append(Stored(turn_id, session_id, role, shown, count_tokens(shown), text))
+        indexed = shown if self.settings.index_speaker else text
+        self.turns.append(Stored(turn_id, session_id, role, shown, count_tokens(shown), indexed))
 
     def _documents(self) -> list[tuple[str, tuple[int, ...]]]:
         s = self.settings

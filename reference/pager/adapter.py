@@ -33,7 +33,7 @@ class Adapter:
         k = knobs if knobs is not None else Knobs.model_validate({})
         load_retriever(k.retriever)
         settings = Settings(k.page_size, k.evict_at, k.evict_fraction, k.keep_last, k.search, k.tokenizer,
-                            k.retriever)  # fmt: skip
+                            k.retriever, k.index_speaker)  # fmt: skip
         self.pager = Pager(budget, settings, variant=variant)
         self.written = 0
         self._ranked = False

@@ -34,6 +34,9 @@ class Knobs(BaseModel):
     tokenizer: Literal["words", "split"] = Field(
         "words", description="how texts and queries are split into words"
     )
+    index_speaker: bool = Field(
+        False, description="search `speaker: text` (default: the message's text only)"
+    )
     retriever: str = Field("bm25", min_length=1,
                            description="bm25 (search as chosen), module:callable or a memsim.retrievers "
                                        "entry point")  # fmt: skip

@@ -76,6 +76,7 @@ class Settings:
     search: str = "keyword"
     tokenizer: str = "words"
     retriever: str = "bm25"
+    index_speaker: bool = False
 
 
 class Pager:
@@ -103,8 +104,9 @@ class Pager:
     def add(self, turn_id: str, session_id: str, role: str, speaker: str, text: str) -> None:
         """Queue a message (and write it to recall); evict the oldest under memory pressure."""
         shown = f"{speaker}: {text}" if speaker else text
-        self.recall.append(Message(turn_id, session_id, role, shown, count_tokens(shown), text))
-        self._words.append(frozenset(tokenize(text, self.settings.tokenizer)))
+        searched = shown if self.settings.index_speaker else text
+        self.recall.append(Message(turn_id, session_id, role, shown, count_tokens(shown), searched))
+        self._words.append(frozenset(tokenize(searched, self.settings.tokenizer)))
         self.queue.append(len(self.recall) - 1)
         self.queue_tokens += self.recall[-1].tokens
         s = self.settings
