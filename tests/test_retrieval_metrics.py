@@ -98,3 +98,30 @@ def test_a_ranking_design_gets_retrieval_columns_in_a_conversation_run() -> None
     assert rows[0]["recall_any_at_5_turn"] is not None and rows[0]["ndcg_at_10_session"] is not None
     base = run_baseline(inst, "full", (6000,))
     assert base[0]["recall_any_at_5_turn"] is None
+
+
+def test_retrieval_columns_reach_csv_sqlite_and_page(tmp_path) -> None:
+    import csv
+    import sqlite3
+
+    from sim.bench.tasks import DesignSpec
+    from sim.conversations.outputs import write_outputs
+    from sim.conversations.run import run_baseline, run_design
+    from sim.conversations.toy import tiny_instance
+    from sim.outputs import Outputs
+    from sim.report.conversations import render_conversations_dir
+
+    inst = tiny_instance()
+    rows = run_design(inst, DesignSpec("bm25", "bm25"), 6000) + run_baseline(inst, "oracle", (6000,))
+    o = Outputs()
+    with o.transaction():
+        write_outputs(rows, tmp_path, outputs=o, html=True, title="t")
+    with open(tmp_path / "aggregate.csv") as fh:
+        agg = {r["design"]: r for r in csv.DictReader(fh) if r["question_type"] == "all"}
+    assert agg["bm25"]["recall_any_at_5_turn"] != "" and agg["oracle"]["recall_any_at_5_turn"] == ""
+    conn = sqlite3.connect(tmp_path / "results.db")
+    got = conn.execute("SELECT recall_any_at_10_session FROM questions WHERE design = 'bm25'").fetchone()
+    conn.close()
+    assert got[0] is not None
+    assert 'id="retrieval-metrics"' in (tmp_path / "index.html").read_text()
+    assert 'id="retrieval-metrics"' in render_conversations_dir(tmp_path)
