@@ -17,21 +17,23 @@ A user plugs a retriever in without editing memsim, two ways (the ``retriever`` 
 ``bm25`` (the default) is :class:`BM25Index`: Okapi BM25 scored by ``rank_bm25.BM25Okapi`` (rank-bm25
 0.2.2; k1 = 1.5, b = 0.75, epsilon = 0.25, its defaults), the retriever of LongMemEval's own retrieval
 study (xiaowu0162/LongMemEval ``src/retrieval/run_retrieval.py``, ``run_flat_retrieval``, read
-2026-12-06). Why rank-bm25 and not bm25s (both measured in one process on a 600-document, 200-query
-corpus, 2026-12-06, machine loaded):
+2026-12-06). Why rank-bm25 and not bm25s (both measured in one process on a seeded 600-document,
+200-query corpus by ``benchmarks/bench_bm25_libs.py``, 2026-12-06, machine loaded):
 
 * **exactness**: rank-bm25 scores in float64 with the textbook Okapi term weight
   ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``, idf ``log((N - n + 0.5) / (n + 0.5))``
   floored at ``epsilon * mean idf`` where it is negative; bm25s' ``robertson`` method drops the
-  constant ``(k1 + 1)`` (its scores are exactly 1/2.5 of rank-bm25's where no idf is floored), floors
-  negative idf otherwise (35 of 200 full rankings identical with common words in the corpus, 198 of
-  200 without) and stores float32 scores, so ties and orders move with rounding; its default
-  ``lucene`` method (idf ``log(1 + (N - n + 0.5) / (n + 0.5))``, no ``(k1 + 1)``) is another variant
-  (0 of 200 full rankings identical). LongMemEval's published BM25 numbers are BM25Okapi's;
-* **speed**: bm25s scores a query about 27x faster (0.016 s against 0.43 s for 200 queries over 600
-  documents, one process); both index in tens of milliseconds. At memsim's sizes (a LoCoMo
-  conversation is about 600 turns, a LongMemEval_S haystack about 500) rank-bm25 costs about 2 ms a
-  question, well under the rest of a cell;
+  constant ``(k1 + 1)`` (its scores are exactly 1/2.5 of rank-bm25's on a corpus where no idf is
+  floored), floors negative idf otherwise, and stores float32 scores, so ties and orders move with
+  rounding: 35 of 200 full rankings identical with common words in the corpus (198 of 200 without);
+  its default ``lucene`` method (idf ``log(1 + (N - n + 0.5) / (n + 0.5))``, no ``(k1 + 1)``) and
+  ``atire`` are other variants (0 of 200 identical). LongMemEval's published BM25 numbers are
+  BM25Okapi's;
+* **speed**: bm25s scores a query 20 to 50 times faster (200 queries: 0.17 s against 0.004 to 0.008 s);
+  both index 600 documents in about 0.01 to 0.02 s. At memsim's sizes (a LoCoMo conversation is about
+  600 turns, a LongMemEval_S haystack about 500) rank-bm25's scoring costs about 3 ms a question: 5.4 s
+  of the 12.9 s that LoCoMo's 1,986 questions take through ``bm25`` at one window (one process, machine
+  loaded). Exact agreement with LongMemEval's retriever is worth that;
 * **weight**: both are pure Python over numpy; rank-bm25 is one module. It is a main dependency, so
   the default install runs the reference designs offline.
 
