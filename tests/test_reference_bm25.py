@@ -171,3 +171,19 @@ def test_claim_scopes_conform(claim: str) -> None:
 @pytest.mark.parametrize("design", ["bm25", "pager"])
 def test_claim_directions(design: str) -> None:
     assert check_claims(design) == []
+
+
+def test_a_retriever_registered_as_an_entry_point_is_found(
+    toy_retriever: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.metadata as md
+
+    from reference.retrieval import RETRIEVERS_GROUP, load_retriever, make_index
+
+    ep = md.EntryPoint("newest", f"{toy_retriever}:Newest", RETRIEVERS_GROUP)
+    real = md.entry_points
+    monkeypatch.setattr(
+        md, "entry_points", lambda **kw: [ep] if kw.get("group") == RETRIEVERS_GROUP else real(**kw)
+    )
+    assert load_retriever("newest") is not None and load_retriever("bm25") is None
+    assert make_index("newest", ["a", "b", "c"]).search("q") == [(2, 3.0), (1, 2.0), (0, 1.0)]
