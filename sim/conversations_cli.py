@@ -51,7 +51,9 @@ def run_conversation_cli(
         paths = write_outputs(
             rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots
         )
-    report_console(240).print(render(aggregate(rows)))
+    from sim.conversations.retrieval import aggregate_into
+
+    report_console(240).print(render(aggregate_into(aggregate(rows), rows)))
     for p in paths:
         print(f"wrote {p}")
     return rows

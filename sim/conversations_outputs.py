@@ -9,7 +9,12 @@ from typing import Any
 
 from sim.bench_outputs import _csv
 from sim.conversations.metrics import QUESTION_COLUMNS, aggregate
+from sim.conversations.retrieval import COLUMNS as RETRIEVAL_COLUMNS
+from sim.conversations.retrieval import aggregate_into
 from sim.outputs import Outputs
+
+#: The columns of ``questions.csv`` and the ``questions`` table: the scorer's, then the retrieval metrics.
+COLUMNS = (*QUESTION_COLUMNS, *RETRIEVAL_COLUMNS)
 
 #: The files a conversation sweep writes into --out.
 OUTPUT_FILES = ("results.db", "questions.csv", "aggregate.csv")
@@ -22,7 +27,7 @@ def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path)
         path.unlink()
     db = sqlite_utils.Database(path)
     with db.conn:
-        db.table("questions").insert_all([{k: r.get(k) for k in QUESTION_COLUMNS} for r in rows])
+        db.table("questions").insert_all([{k: r.get(k) for k in COLUMNS} for r in rows])
         db.table("aggregate").insert_all(agg)
     db.conn.close()
 
@@ -43,9 +48,9 @@ def write_outputs(
 
         raise UsageError("the workload has no questions")
     outputs.dir(out)
-    agg = aggregate(rows)
+    agg = aggregate_into(aggregate(rows), rows)
     outputs.write_with(out / "results.db", lambda p: _write_db(rows, agg, p))
-    outputs.write_text(out / "questions.csv", _csv(rows, list(QUESTION_COLUMNS)))
+    outputs.write_text(out / "questions.csv", _csv(rows, list(COLUMNS)))
     outputs.write_text(out / "aggregate.csv", _csv(agg, list(agg[0])))
     if plots:
         from sim.conversations.plots import write_plots

@@ -75,7 +75,8 @@ def _scenario_table() -> str:
 def _design_table() -> str:
     rows = ["| design | what is modeled | report |", "|---|---|---|"]
     for d in _shipped():
-        rows.append(f"| **{d.name}** | {d.title} | [{d.report.title}]({d.report.path}) |")
+        report = f"[{d.report.title}]({d.report.path})" if d.report.path else d.report.title
+        rows.append(f"| **{d.name}** | {d.title} | {report} |")
     return "\n".join(rows)
 
 

@@ -122,8 +122,9 @@ def check_adapter(design: str, *, budget: int = 6000, seed: int = 1, steps: int 
 def check_conversation(adapter_cls: type, name: str, knobs: Any, budget: int = 6000) -> list[str]:
     """The conversation half of the contract (:mod:`sim.conversations`, issue 28) on a tiny conversation:
     one request of string parts per turn and question step, the question inside its request, the same
-    requests whatever the evidence labels say (they never reach the adapter), and, where the adapter
-    declares ``lost_reason(turn_id)``, a non-empty string for every turn."""
+    requests whatever the evidence labels say (they never reach the adapter), where the adapter
+    declares ``lost_reason(turn_id)``, a non-empty string for every turn, and where it declares
+    ``ranking()``, a well-formed ranking after each question."""
     from sim.conversations.run import conversation_steps, drawn_for
     from sim.conversations.toy import tiny_instance
 
@@ -144,6 +145,8 @@ def check_conversation(adapter_cls: type, name: str, knobs: Any, budget: int = 6
                 break
             if step.question_id is not None and not any(step.question in p for p in req.parts):
                 problems.append("conversation: the question is not inside its request")
+            if step.question_id is not None:
+                problems += _check_ranking(adapter, inst)
             reqs.append(tuple(req.parts))
         explain = getattr(adapter, "lost_reason", None)
         if explain is not None:
@@ -161,6 +164,25 @@ def check_conversation(adapter_cls: type, name: str, knobs: Any, budget: int = 6
             f"{name}: the requests changed with the evidence labels (labels must not reach a design)"
         )
     return problems
+
+
+def _check_ranking(adapter: Any, inst: Any) -> list[str]:
+    """Where the adapter declares ``ranking()`` (:mod:`sim.conversations.retrieval`): None, or a level
+    ``turn``/``session`` and distinct ids of that level's documents of the instance."""
+    from sim.conversations.retrieval import LEVELS, ranking_of
+
+    try:
+        r = ranking_of(adapter)
+    except (TypeError, ValueError) as exc:
+        return [f"ranking() did not return (level, ids) or None: {exc}"]
+    if r is None:
+        return []
+    known = {t.turn_id for t in inst.turns} if r.level == "turn" else set(inst.sessions)
+    if r.level not in LEVELS:
+        return [f"ranking() level {r.level!r} is not one of {LEVELS}"]
+    if len(set(r.ids)) != len(r.ids) or not set(r.ids) <= known:
+        return [f"ranking() ids are not distinct {r.level} ids of the conversation"]
+    return []
 
 
 def check_scope(claim_id: str, *, max_cases: int = 2000) -> list[str]:

@@ -409,6 +409,10 @@ class DesignAdapter(Protocol):
     * ``estimate`` is the design's own token estimate of the request, or None if it makes none;
     * randomness only from ``sim.rng("<design>.adapter.<purpose>")``, time only from ``sim``;
     * the same seed gives the same requests.
+
+    Optional, for the conversation benchmark: ``lost_reason(turn_id)`` (where a lost evidence turn went)
+    and ``ranking()`` (the last question's ranking of every indexed turn or session, best first, for the
+    retrieval metrics of :mod:`sim.conversations.retrieval`).
     """
 
     name: str

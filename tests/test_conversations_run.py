@@ -245,7 +245,9 @@ def test_outputs_and_report(tmp_path, instance):
     out = tmp_path / "out"
     with open(out / "questions.csv") as fh:
         got = list(csv.DictReader(fh))
-    assert list(got[0]) == list(QUESTION_COLUMNS) and len(got) == len(rows)
+    from sim.conversations.retrieval import COLUMNS as RETRIEVAL_COLUMNS
+
+    assert list(got[0]) == [*QUESTION_COLUMNS, *RETRIEVAL_COLUMNS] and len(got) == len(rows)
     with open(out / "aggregate.csv") as fh:
         agg = list(csv.DictReader(fh))
     assert {"evidence_recall_turn", "evidence_recall_session", "answer_recall", "question_type"} <= set(

@@ -36,6 +36,8 @@ from sim.bench.tasks import ORACLE, DesignSpec, Task
 from sim.conversations.baselines import BASELINES, baseline_request
 from sim.conversations.metrics import Scorer, request_tokens
 from sim.conversations.model import Instance
+from sim.conversations.retrieval import metrics as retrieval_metrics
+from sim.conversations.retrieval import ranking_of
 from sim.engine import Simulation
 from sim.workload import Drawn, WorkStep
 
@@ -101,6 +103,7 @@ def run_design(
     try:
         adapter = build_adapter(spec, sim, budget, drawn_for(instance))
         explain = getattr(adapter, "lost_reason", None)
+        session_of = {t.turn_id: t.session_id for t in instance.turns}
         t0 = _first_time(instance)
         rows: list[dict[str, Any]] = []
         for step in conversation_steps(instance):
@@ -112,7 +115,9 @@ def run_design(
             q = scorer.questions[step.question_id]
             parts = tuple(req.parts)
             tokens = req.exact if getattr(req, "exact", None) is not None else request_tokens(parts)
-            rows.append(scorer.score(q, spec.label, budget, parts, tokens, explain))
+            row = scorer.score(q, spec.label, budget, parts, tokens, explain)
+            row.update(retrieval_metrics(ranking_of(adapter), q.evidence, session_of))
+            rows.append(row)
         return rows
     finally:
         sim.close()
@@ -127,7 +132,9 @@ def run_baseline(
     for b in budgets:
         for q in instance.questions:
             parts = baseline_request(name, instance, q)
-            rows.append(scorer.score(q, name, b, parts, request_tokens(parts)))
+            row = scorer.score(q, name, b, parts, request_tokens(parts))
+            row.update(retrieval_metrics(None, q.evidence, {}))
+            rows.append(row)
     return rows
 
 

@@ -15,7 +15,8 @@ def render(agg: list[dict[str, Any]]) -> Any:
         ("evidence_recall_turn", "turn recall"), ("evidence_recall_session", "session recall"),
         ("answer_recall", "answer in context"), ("request_tokens_mean", "tokens mean"),
         ("request_tokens_max", "tokens max"), ("over_window_sum", "Σ over window"),
-        ("lost_turns", "Σ lost turns"),
+        ("lost_turns", "Σ lost turns"), ("recall_any_at_5_turn", "recall_any@5 turn"),
+        ("recall_any_at_5_session", "recall_any@5 session"), ("ndcg_at_10_turn", "NDCG@10 turn"),
     )  # fmt: skip
     for key, title in cols:
         t.add_column(title, justify="left" if key == "design" else "right")

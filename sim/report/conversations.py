@@ -135,7 +135,16 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         drill_left=sum(1 for r in rows if json.loads(r["lost"]) or r["over_window"]) - len(drill),
         n_questions=len({(r["instance"], r["question_id"]) for r in rows}),
         recalls=RECALLS,
+        retrieval_cols=RETRIEVAL_SHOWN,
+        retrieval_rows=[a for a in overall if any(a.get(c) is not None for c, _ in RETRIEVAL_SHOWN)],
     )
+
+
+#: The retrieval columns the page shows (:mod:`sim.conversations.retrieval`), with their headings.
+RETRIEVAL_SHOWN = tuple(
+    (f"{m}_at_{k}_{lv}", f"{m.replace('_', ' ')}@{k} {lv}")
+    for lv in ("turn", "session") for k in (5, 10) for m in ("recall_any", "recall_all", "ndcg")
+)  # fmt: skip
 
 
 def is_conversation_dir(out_dir: Path) -> bool:
@@ -163,18 +172,22 @@ def render_conversations_dir(out_dir: Path) -> str:
     import sqlite3
 
     from sim.conversations.metrics import QUESTION_COLUMNS, aggregate
+    from sim.conversations.retrieval import COLUMNS as RETRIEVAL_COLUMNS
+    from sim.conversations.retrieval import aggregate_into
     from sim.errors import UsageError
 
     db = Path(out_dir) / "results.db"
     try:
         conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         try:
-            cur = conn.execute(f"SELECT {', '.join(QUESTION_COLUMNS)} FROM questions")
-            rows = [dict(zip(QUESTION_COLUMNS, r)) for r in cur]
+            have = {r[1] for r in conn.execute("PRAGMA table_info(questions)")}
+            cols = [*QUESTION_COLUMNS, *(c for c in RETRIEVAL_COLUMNS if c in have)]
+            cur = conn.execute(f"SELECT {', '.join(cols)} FROM questions")
+            rows = [dict(zip(cols, r)) for r in cur]
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise UsageError(f"{db} is not a memsim conversation results database: {exc}") from exc
     if not rows:
         raise UsageError(f"{db} has no question rows")
-    return render_conversations(rows, aggregate(rows), title=Path(out_dir).name)
+    return render_conversations(rows, aggregate_into(aggregate(rows), rows), title=Path(out_dir).name)
