@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.bench.tasks import ORACLE, DesignSpec, Task
-from sim.conversations.baselines import BASELINES, baseline_request
-from sim.conversations.metrics import Scorer, request_tokens
+from sim.conversations.baselines import BASELINES, FullPrefix, baseline_request
+from sim.conversations.metrics import Scorer
 from sim.conversations.model import Instance
 from sim.engine import Simulation
 from sim.workload import Drawn, WorkStep
@@ -111,7 +111,7 @@ def run_design(
                 continue
             q = scorer.questions[step.question_id]
             parts = tuple(req.parts)
-            tokens = req.exact if getattr(req, "exact", None) is not None else request_tokens(parts)
+            tokens = req.exact if getattr(req, "exact", None) is not None else scorer.tokens(parts)
             rows.append(scorer.score(q, spec.label, budget, parts, tokens, explain))
         return rows
     finally:
@@ -121,13 +121,26 @@ def run_design(
 def run_baseline(
     instance: Instance, name: str, budgets: tuple[int, ...], scorer: Scorer | None = None
 ) -> list[dict[str, Any]]:
-    """Baseline *name*'s rows for every question of *instance* at every window (one request each)."""
+    """Baseline *name*'s rows for every question of *instance* at every window (one request each). A
+    baseline's request does not depend on the window: each question is built and scored once, and its row
+    repeated per window with the window's own ``budget`` and ``over_window``."""
     scorer = scorer or Scorer(instance)
+    first = budgets[0] if budgets else 0
+    full = FullPrefix(instance) if name == "full" else None
+    base = []
+    for q in instance.questions:
+        if full is not None:
+            parts, tokens = full.request(q)
+        else:
+            parts = baseline_request(name, instance, q)
+            tokens = scorer.tokens(parts)
+        base.append(scorer.score(q, name, first, parts, tokens))
     rows = []
     for b in budgets:
-        for q in instance.questions:
-            parts = baseline_request(name, instance, q)
-            rows.append(scorer.score(q, name, b, parts, request_tokens(parts)))
+        for r in base:
+            row = dict(r)
+            row["budget"], row["over_window"] = b, int(row["request_tokens"] > b)
+            rows.append(row)
     return rows
 
 
