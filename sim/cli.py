@@ -505,6 +505,10 @@ def bench(
         str | None,
         typer.Option(metavar="USD", help="Input list price per million tokens (default: the price table's)."),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="The priced model, one of the provider's in the price table."),
+    ] = None,
 ) -> None:
     """Run the cross-design context-budget benchmark sweep."""
     from sim.bench.cli import run_cli
@@ -512,7 +516,7 @@ def bench(
     run_cli(
         designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,
         workers=workers, executor=executor, scheduler=scheduler, out=out, plots=plots, html=html,
-        progress=_is_tty(), provider=provider, cache_ttl=cache_ttl, price=price,
+        progress=_is_tty(), provider=provider, cache_ttl=cache_ttl, price=price, model=model,
     )  # fmt: skip
 
 
@@ -571,6 +575,11 @@ def report(
     page = render_any(source)
     with outputs.transaction():
         outputs.write_text(target, page)
+    from sim.provenance import cite_source
+
+    cite = cite_source(source)
+    if cite is not None:
+        typer.echo(cite)
     typer.echo(f"wrote {target}")
 
 

@@ -94,6 +94,11 @@ class Scorer:
                     counts[p] = count_tokens(p)
             return sum(map(counts.__getitem__, parts))
 
+    def counts(self, parts: Sequence[str]) -> list[int]:
+        """Each part's cl100k count (from the same table as :meth:`tokens`)."""
+        self.tokens(parts)
+        return list(map(self._counts.__getitem__, parts))
+
     def _present(self, t: Turn, blob: str, seen: dict[str, bool]) -> bool:
         """:func:`present` of turn *t* in *blob*, its forms built once per instance and each answer kept in
         *seen* (one request's memo)."""

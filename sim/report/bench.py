@@ -421,11 +421,18 @@ SECTIONS: list[Section] = [
 ]
 
 
-def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], images: dict[str, bytes]) -> str:
-    """The benchmark page of a sweep's result *rows*, their aggregate *agg* and its PNG *images*."""
+def render_bench_rows(
+    rows: list[dict[str, Any]],
+    agg: list[dict[str, Any]],
+    images: dict[str, bytes],
+    provenance: dict[str, Any] | None = None,
+) -> str:
+    """The benchmark page of a sweep's result *rows*, their aggregate *agg* and its PNG *images*; its
+    footer cites the run's *provenance* (:mod:`sim.provenance`) when there is one."""
     from markupsafe import Markup
 
     from sim import __version__
+    from sim.provenance import cite_text
 
     page = page_data(rows, agg, images)
     base = {"page": page, "colour": page.colour, "version": __version__}
@@ -445,6 +452,7 @@ def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], ima
         findings=_findings(page),
         oracle_perfect=page.oracle_perfect,
         sections=sections,
+        cite=cite_text(provenance) if provenance else "",
     )
 
 
@@ -491,4 +499,6 @@ def render_bench(out_dir: Path) -> str:
     for p in sorted(out_dir.glob("*.png")):
         if p.is_file() and p.stat().st_size <= MAX_IMAGE_BYTES:
             images[p.name] = p.read_bytes()
-    return render_bench_rows(rows, agg, images)
+    from sim.provenance import read_db_meta
+
+    return render_bench_rows(rows, agg, images, read_db_meta(db))
