@@ -697,6 +697,9 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> N
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
             signal.signal(signal.SIGTERM, _on_sigterm)
     _running += 1
+    from sim.provenance import set_argv
+
+    set_argv(["memsim", *(sys.argv[1:] if argv is None else argv)])  # the command a run's provenance records
     try:
         rc, msg = _dispatch(argv)
     finally:

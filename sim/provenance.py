@@ -130,10 +130,27 @@ def run_date() -> str:
     return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+#: The command line the running ``memsim`` command was given (:func:`set_argv`; None: ``sys.argv``).
+_ARGV: list[str] | None = None
+
+
+def set_argv(argv: list[str]) -> None:
+    """Record the command being run (``sim.cli.main`` calls it with ``memsim`` and its arguments, also
+    when a test or a program calls ``main(ARGS)`` in-process, where ``sys.argv`` is someone else's)."""
+    global _ARGV
+    _ARGV = list(argv)
+
+
+def _argv(argv: Iterable[str] | None = None) -> list[str]:
+    if argv is not None:
+        return list(argv)
+    return list(_ARGV) if _ARGV is not None else ["memsim", *sys.argv[1:]]
+
+
 def command_line(argv: Iterable[str] | None = None) -> str:
-    """The command as typed, shell-quoted: ``memsim`` and the arguments (``python -m sim.cli`` runs the
+    """The command as typed, shell-quoted: ``memsim`` and its arguments (``python -m sim.cli`` runs the
     same command)."""
-    args = list(sys.argv if argv is None else argv)
+    args = _argv(argv)
     return shlex.join(["memsim", *args[1:]])
 
 
@@ -179,7 +196,7 @@ def collect(
         "memsim_version": __version__,
         "git_commit": git_commit(),
         "command": command_line(argv),
-        "argv": list(sys.argv if argv is None else argv),
+        "argv": _argv(argv),
         "input": describe_input(input_path, input_format),
         "settings": dict(settings),
         "python": platform.python_version(),

@@ -159,7 +159,14 @@ def run_cli(
         paths = write_outputs(
             rows, out, plots, outputs=outputs, html=html, workers=workers, provenance=record
         )
-    report_console(240).print(render(aggregate(rows), workload=workload.name if workload else None))
+    console = report_console(240)
+    console.print(render(aggregate(rows), workload=workload.name if workload else None))
+    if cache is not None:  # the price basis beside the cost table (sim.cache.prices.basis)
+        from rich.markup import escape
+
+        from sim.cache.prices import basis
+
+        console.print(escape(basis(cache, "priced")))
     for p in paths:
         print(f"wrote {p}")
     return rows

@@ -59,7 +59,7 @@ def parse_provider(
         choices = models_of(name)
         if model not in choices:
             raise UsageError(
-                f"--model {model[:60]!r} is not a {name} model of the price table: expected one of "
+                f"--model {model[:60]!r} is not one of {name}'s models in the price table: expected one of "
                 f"{', '.join(choices)}"
             )
     return ProviderConfig.of(name, ttl_s=ttl_s, price=usd, model=model)

@@ -432,10 +432,17 @@ def render_bench_rows(
     from markupsafe import Markup
 
     from sim import __version__
+    from sim.cache.prices import basis
     from sim.provenance import cite_text
 
     page = page_data(rows, agg, images)
-    base = {"page": page, "colour": page.colour, "version": __version__}
+    provider = ((provenance or {}).get("settings") or {}).get("provider")
+    cost_basis = (
+        basis(provider, "priced")
+        if isinstance(provider, dict) and page.agg and "provider" in page.agg[0]
+        else ""
+    )
+    base = {"page": page, "colour": page.colour, "version": __version__, "cost_basis": cost_basis}
     sections = []
     for s in SECTIONS:
         extra = s.context(page) if s.context is not None else {}
