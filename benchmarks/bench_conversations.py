@@ -88,9 +88,10 @@ print(json.dumps({"seconds": seconds, "floor": floor, "rows": digest, "n": len(r
 
 #: The LoCoMo-shaped row (issue 38): the real file's size, 10 conversations x 600 turns x 200 questions, all
 #: questions after all turns. Prints the run's seconds, the encode-each-turn-once floor and the second,
-#: tighter floor: each design's (and baseline's) own distinct request texts encoded once plus every scored
-#: request assembled from those cached counts, no design mechanics and no scoring (its requests are
-#: collected in an untimed pass after the run).
+#: tighter floor: each design's (and baseline's) own distinct request texts encoded once plus every request
+#: it returns (one per step: the adapter contract returns a request for a turn too) assembled from those
+#: cached counts, no design mechanics and no scoring (the requests are collected in an untimed pass after
+#: the run).
 RUN_LOCOMO = r"""
 import hashlib, json, sys, time
 t0 = time.perf_counter()
@@ -117,8 +118,7 @@ for inst in conv._iter_instances(kind, path):
             if step.time_s is not None and t_first is not None and step.time_s - t_first > sim.now:
                 sim.run(until=step.time_s - t_first)
             req = adapter.step(step)
-            if step.question_id is not None:
-                requests.setdefault(spec.label, []).append(tuple(req.parts))
+            requests.setdefault(spec.label, []).append(tuple(req.parts))  # every step returns a request
         sim.close()
     full = FullPrefix(inst)
     for q in inst.questions:

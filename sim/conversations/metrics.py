@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from itertools import filterfalse
 from typing import Any
 
 from sim.conversations.model import Instance, Question, Turn
@@ -89,9 +90,8 @@ class Scorer:
         except KeyError:
             if len(counts) > 50_000:  # a bound on what one instance keeps
                 counts.clear()
-            for p in parts:
-                if p not in counts:
-                    counts[p] = count_tokens(p)
+            for p in set(filterfalse(counts.__contains__, parts)):
+                counts[p] = count_tokens(p)
             return sum(map(counts.__getitem__, parts))
 
     def counts(self, parts: Sequence[str]) -> list[int]:
@@ -122,7 +122,9 @@ class Scorer:
         if None in lows:
             if len(low) > 50_000:  # a bound on what one instance keeps
                 low.clear()
-            lows = [low.get(p) or low.setdefault(p, p.lower()) for p in parts]
+            for p in set(filterfalse(low.__contains__, parts)):
+                low[p] = p.lower()
+            lows = list(map(low.__getitem__, parts))
         return answer in "\n".join(lows)  # type: ignore[arg-type]
 
     def evidence(self, q: Question) -> list[Turn]:
