@@ -174,9 +174,11 @@ def checkout_version(root: str | os.PathLike[str] | None = None) -> str | None:
             doc = tomllib.load(fh)
     except (OSError, ValueError):
         return None
-    project = doc.get("project") if isinstance(doc, dict) else None
-    version = project.get("version") if isinstance(project, dict) else None
-    return version if isinstance(version, str) and project.get("name") == "memsim" else None
+    project = doc.get("project")
+    if not isinstance(project, dict) or project.get("name") != "memsim":
+        return None
+    version = project.get("version")
+    return version if isinstance(version, str) else None
 
 
 def collect(

@@ -84,7 +84,8 @@ def basis(cfg: Any, over_window: str = "priced") -> str:
     """The price basis of a :class:`~sim.cache.model.ProviderConfig` (or its ``meta()`` dict) as one
     line: model, $/M input, read and write multipliers, TTL, and what is excluded (*over_window*: a key
     of :data:`OVER_WINDOW`)."""
-    get = cfg.get if isinstance(cfg, dict) else (lambda k: getattr(cfg, k))
+    d: dict[str, Any] = cfg if isinstance(cfg, dict) else cfg.meta()
+    get = d.__getitem__
     return (
         f"price basis: {get('name')} {get('model')} at ${float(get('input_usd_per_mtok')):g}/M input tokens, "
         f"cache reads x{float(get('read_multiplier')):g}, cache writes x{float(get('write_multiplier')):g}, "

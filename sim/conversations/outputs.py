@@ -104,7 +104,11 @@ def write_outputs(
         from sim.report.conversations import render_conversations
 
         page = render_conversations(
-            rows, agg, title=title, provenance=provenance, cost=(priced[1], provider) if priced else None
+            rows,
+            agg,
+            title=title,
+            provenance=provenance,
+            cost=(priced[1], provider) if priced is not None and provider is not None else None,
         )
         outputs.write_text(out / "index.html", page)
     return outputs.paths
