@@ -210,7 +210,7 @@ def main() -> None:
             ls, lf, lf2 = (median([r[k] for r in loc]) for k in ("seconds", "floor", "floor2"))
             goals.append(Goal.of(
                 "conversations.locomo_floor", "LoCoMo-shaped sweep vs every turn encoded once", lf / ls,
-                ">= 1/10", f"{ls:.2f} s for 10 conversations x 600 turns x 200 questions x 7 designs/baselines "
+                ">= 1/10", f"{ls:.2f} s for 10 conversations x 600 turns x 200 questions x 7 designs "
                 f"at {WINDOW:,} vs floor {lf:.3f} s (median of {args.rounds})",
             ))  # fmt: skip
             goals.append(Goal.of(
