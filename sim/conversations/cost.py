@@ -5,19 +5,23 @@ design sends, with the same cache and price model as the fact-token benchmark (:
 :class:`~sim.cache.model.ProviderCache` per design, instance and window, keyed by the design's stream
 and route, on the simulation clock that follows the dataset's dates):
 
-* a design's requests at **every step** are priced, the turns' (what the design sends while it reads
-  the conversation) and the questions'; a baseline sends one request per question (at the date of the
-  last turn before it, or the question's own date), and nothing while the turns go by;
+* the request each design sends **at question time** is priced, in question order on the design's
+  simulation clock (so a question's prefix can be read from the cache an earlier question wrote); a
+  baseline's the same way (at the date of the last turn before the question, or the question's own).
+  Not modeled: the requests a design makes while it reads the turns. In conversation mode the adapters
+  return a stand-in for them (MerchantBench, Nemsy and Tracecraft a one-part placeholder), so pricing
+  them would price the stand-in; the figures are the cost of answering the questions from the memory
+  the turns left;
 * a request **over the window** is refused by the provider (context length exceeded): it costs $0 and
   leaves the cache as it was, and is counted apart (``refused``). Nothing is credited for it;
 * **output tokens are not priced** (memsim's model is a seeded policy and writes no answer); nor are
   batch or long-context price bands.
 
-Per question (``questions.csv`` gains :data:`QUESTION_COST_COLUMNS`): the question's own request, split
+Per question (``questions.csv`` gains :data:`QUESTION_COST_COLUMNS`): the question's request, split
 into cache-read, cache-write and uncached tokens, and its dollars. Per instance, design and window
-(``cost.csv``, table ``cost``: :data:`INSTANCE_COLUMNS`): every request, turns' included. Per design and
+(``cost.csv``, table ``cost``: :data:`INSTANCE_COLUMNS`): the sums over its questions. Per design and
 window (:func:`summary`): the cache hit ratio (cache-read / prompt tokens of the accepted requests), $ per
-question (mean over questions), $ per instance (mean over instances, every request), the refused
+question (mean over questions), $ per instance (mean over instances of their sums), the refused
 requests. :func:`sim.cache.prices.basis` (model, $/M input, read/write multipliers, TTL, what is
 excluded) is printed beside every figure.
 """

@@ -107,7 +107,7 @@ class Scorer:
             forms = self._forms.get(t.turn_id)
             if forms is None:
                 forms = self._forms[t.turn_id] = _forms(t.text) if t.text else ()
-            hit = seen[t.turn_id] = any(f in blob for f in forms)
+            hit = seen[t.turn_id] = any(map(blob.__contains__, forms))
         return hit
 
     def _answer_in(self, answer: str, parts: Sequence[str], blob: str) -> bool:

@@ -103,9 +103,8 @@ def run_design(
     costs: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Drive *spec*'s design through *instance* at window *budget*; one row per question. With a
-    *provider* every request the design sends (turns' and questions') is priced
-    (:mod:`sim.conversations.cost`): each question row gains its charge, and the instance's totals are
-    appended to *costs*."""
+    *provider* each question's request is priced (:mod:`sim.conversations.cost`): its row gains the
+    charge, and the instance's totals are appended to *costs*."""
     scorer = scorer or Scorer(instance)
     sim = Simulation(instance.index, keep_trace=False)
     meter = Meter(provider, budget, spec.label) if provider is not None else None
@@ -119,10 +118,6 @@ def run_design(
                 sim.run(until=step.time_s - t0)
             req = adapter.step(step)
             if step.question_id is None:
-                if meter is not None:
-                    parts = tuple(req.parts)
-                    tokens = req.exact if getattr(req, "exact", None) is not None else scorer.tokens(parts)
-                    meter.charge(req.route, parts, scorer.counts(parts), tokens, req.breakpoints, sim.now)
                 continue
             q = scorer.questions[step.question_id]
             parts = tuple(req.parts)
