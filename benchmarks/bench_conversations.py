@@ -15,6 +15,12 @@ configuration runs in a **fresh process**, interleaved over rounds (medians):
 * ``conversations.workers``: ``--workers 2`` against one worker, wall time from interpreter start:
   target >= 1.7x, the rows identical;
 * ``conversations.dask``: ``--executor dask`` with 2 workers gives the rows one worker gives (reported);
+* ``conversations.locomo_floor`` and ``conversations.locomo_floor2`` (needs ``memsim workload synth``): a
+  LoCoMo-shaped file of the released size (10 conversations x 600 turns x 200 questions, every question
+  after every turn) through the four designs and the three baselines at the same window, against the
+  same floor (>= 1/10) and against a tighter one (:data:`RUN_LOCOMO`: each design's own distinct request
+  texts encoded once and its scored requests assembled from those counts, no design mechanics, no
+  scoring; >= 1/2);
 * ``conversations.m_rss`` (with ``--m-gb G``, needs ``memsim workload synth``): peak RSS of the whole
   sweep (one design, rsiagent, and the baselines) on an ``_m``-shaped file of at least G GB (500
   sessions per instance), streamed: target < 1,024 MB.
@@ -80,6 +86,70 @@ print(json.dumps({"seconds": seconds, "floor": floor, "rows": digest, "n": len(r
 """.replace("WINDOW", str(WINDOW))
 
 
+#: The LoCoMo-shaped row (issue 38): the real file's size, 10 conversations x 600 turns x 200 questions, all
+#: questions after all turns. Prints the run's seconds, the encode-each-turn-once floor and the second,
+#: tighter floor: each design's (and baseline's) own distinct request texts encoded once plus every request
+#: it returns (one per step: the adapter contract returns a request for a turn too) assembled from those
+#: cached counts, no design mechanics and no scoring (the requests are collected in an untimed pass after
+#: the run).
+RUN_LOCOMO = r"""
+import hashlib, json, sys, time
+t0 = time.perf_counter()
+from sim.bench.tasks import parse_designs
+from sim.conversations import run as conv
+kind, path, designs = sys.argv[1], sys.argv[2], sys.argv[3]
+specs = parse_designs(designs)
+rows = conv.run_conversations(specs, [WINDOW], kind, path)
+seconds = time.perf_counter() - t0
+from sim.conversations.baselines import FullPrefix, baseline_request
+from sim.tokens import count_tokens_uncached
+floor = 0.0
+requests = {}
+for inst in conv._iter_instances(kind, path):
+    f0 = time.perf_counter()
+    for t in inst.turns:
+        count_tokens_uncached(t.text)
+    floor += time.perf_counter() - f0
+    for spec in [s for s in specs if s.design != "oracle"]:
+        sim = conv.Simulation(inst.index, keep_trace=False)
+        adapter = conv.build_adapter(spec, sim, WINDOW, conv.drawn_for(inst))
+        t_first = conv._first_time(inst)
+        for step in conv.conversation_steps(inst):
+            if step.time_s is not None and t_first is not None and step.time_s - t_first > sim.now:
+                sim.run(until=step.time_s - t_first)
+            req = adapter.step(step)
+            requests.setdefault(spec.label, []).append(tuple(req.parts))  # every step returns a request
+        sim.close()
+    full = FullPrefix(inst)
+    for q in inst.questions:
+        requests.setdefault("full", []).append(full.request(q)[0])
+        for name in ("oracle", "oracle-sessions"):
+            requests.setdefault(name, []).append(baseline_request(name, inst, q))
+f0 = time.perf_counter()
+for label, reqs in requests.items():
+    counts = {}
+    for parts in reqs:
+        for p in parts:
+            if p not in counts:
+                counts[p] = count_tokens_uncached(p)
+    for parts in reqs:
+        sum(map(counts.__getitem__, parts))
+floor2 = time.perf_counter() - f0
+digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
+print(json.dumps({"seconds": seconds, "floor": floor, "floor2": floor2, "rows": digest, "n": len(rows)}))
+""".replace("WINDOW", str(WINDOW))
+
+
+def synth_locomo(tmp: Path) -> str:
+    """The LoCoMo-shaped file: ``memsim workload synth locomo --instances 10 --sessions 30 --turns 20``
+    (600 turns and 200 questions per conversation, as the released file's largest)."""
+    from sim.conversations.synth import run_cli
+
+    out = tmp / "locomo_10x600.json"
+    run_cli(kind="locomo", instances=10, sessions=30, turns=20, seed=0, out=out, progress=False)
+    return str(out)
+
+
 def synth_file(tmp: Path, instances: int, sessions: int) -> str:
     """A ``memsim workload synth`` file, or "-" when the command is not installed."""
     try:
@@ -133,6 +203,20 @@ def main() -> None:
             goals.append(Goal.of(
                 "conversations.dask", "--executor dask rows vs one local worker", 1.0, "(reported)",
                 f"rows identical: {dask['rows'] == base['rows']}", also=dask["rows"] == base["rows"],
+            ))  # fmt: skip
+        if path != "-":  # the LoCoMo-shaped row needs the synth command
+            lpath = synth_locomo(Path(tmp))
+            loc = [fresh(RUN_LOCOMO, "locomo", lpath, designs) for _ in range(args.rounds)]
+            ls, lf, lf2 = (median([r[k] for r in loc]) for k in ("seconds", "floor", "floor2"))
+            goals.append(Goal.of(
+                "conversations.locomo_floor", "LoCoMo-shaped sweep vs every turn encoded once", lf / ls,
+                ">= 1/10", f"{ls:.2f} s for 10 conversations x 600 turns x 200 questions x 7 designs "
+                f"at {WINDOW:,} vs floor {lf:.3f} s (median of {args.rounds})",
+            ))  # fmt: skip
+            goals.append(Goal.of(
+                "conversations.locomo_floor2", "LoCoMo-shaped sweep vs each design's texts encoded once "
+                "and its requests assembled from cached counts", lf2 / ls, ">= 1/2",
+                f"{ls:.2f} s vs {lf2:.3f} s (median of {args.rounds})",
             ))  # fmt: skip
         if args.m_gb and path != "-":
             per_instance = 500 * 10 * 233 * 4.8 * 1.1  # bytes: sessions × turns × tokens × chars, JSON

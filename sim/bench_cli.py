@@ -13,7 +13,13 @@ MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
 #: The most windows one sweep may list.
 MAX_BUDGETS = 32
 #: The files a sweep writes into --out (sim.bench_outputs; the plots: sim.bench.plots.PLOTS).
-OUTPUT_FILES = ("results.db", "results.csv", "aggregate.csv")
+OUTPUT_FILES = (
+    "results.db",
+    "results.csv",
+    "aggregate.csv",
+    "results.csv.meta.json",
+    "aggregate.csv.meta.json",
+)
 
 
 def parse_budgets(text: str) -> list[int]:
@@ -84,6 +90,7 @@ def run_cli(
     provider: str = "none",
     cache_ttl: str | None = None,
     price: str | None = None,
+    model: str | None = None,
 ) -> list[dict[str, Any]]:
     """``memsim bench``."""
     from sim.bench.executors import run_sweep
@@ -99,20 +106,28 @@ def run_cli(
         raise UsageError(f"unknown executor {executor!r}: expected local or dask")
     if scheduler and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
-    cache = parse_provider(provider, cache_ttl, price)
+    cache = parse_provider(provider, cache_ttl, price, model)
     specs = parse_designs(designs, knobs)
     bl = parse_budgets(budgets)
     conversation = _conversation(workload)
+    settings: dict[str, Any] = {
+        "designs": [s.label for s in specs], "variants": {s.label: s.variant.label() for s in specs},
+        "knobs": {s.label: s.knob_dict for s in specs if s.knobs}, "budgets": bl,
+        "provider": cache.meta() if cache is not None else None, "workers": workers, "executor": executor,
+    }  # fmt: skip
     if conversation is not None:
         if steps is not None:
             raise UsageError("--steps does not apply with --workload (the file sets the steps)")
-        if cache is not None:
-            raise UsageError("--provider applies to the fact-token benchmark, not to conversation workloads")
+        from sim.conversations.run import baseline_specs
         from sim.conversations_cli import run_conversation_cli
 
+        settings["benchmark"] = "conversations"
+        settings["designs"] = [s.label for s in specs if s.label != "oracle"] + [
+            b.label for b in baseline_specs()
+        ]
         return run_conversation_cli(
             specs, bl, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,
-            html=html, progress=progress, plots=plots,
+            html=html, progress=progress, plots=plots, provider=cache, settings=settings,
         )  # fmt: skip
     outputs = Outputs()
     out = outputs.dir(out)
@@ -129,15 +144,29 @@ def run_cli(
     # A user's file is the same in every run: it runs once per window unless more runs are asked for, and
     # then only the designs' own randomness (seeded per run) differs between them.
     runs = seeds if seeds is not None else (1 if workload_file else 3)
+    settings.update(benchmark="fact-token", seeds=runs, steps=steps)
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
     tasks = tasks_for(specs, bl, runs, steps, workload_file, provider=cache)
     aside = _prepare_plots if plots else _prepare  # the output phase's imports, beside the workers' cells
     rows = run_sweep(
         tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress, aside=aside
     )
+    from sim.provenance import collect
+
+    record = collect(input_path=workload_file, input_format="memsim-jsonl" if workload_file else None,
+                     settings=settings)  # fmt: skip
     with outputs.transaction():
-        paths = write_outputs(rows, out, plots, outputs=outputs, html=html, workers=workers)
-    report_console(240).print(render(aggregate(rows), workload=workload.name if workload else None))
+        paths = write_outputs(
+            rows, out, plots, outputs=outputs, html=html, workers=workers, provenance=record
+        )
+    console = report_console(240)
+    console.print(render(aggregate(rows), workload=workload.name if workload else None))
+    if cache is not None:  # the price basis beside the cost table (sim.cache.prices.basis)
+        from rich.markup import escape
+
+        from sim.cache.prices import basis
+
+        console.print(escape(basis(cache, "priced")))
     for p in paths:
         print(f"wrote {p}")
     return rows

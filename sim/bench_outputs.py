@@ -49,7 +49,9 @@ SERIES = {"design": str, "budget": int, "seed": int, "step": int, "exact_tokens"
 SERIES_CACHE = {"cache_read_tokens": int, "cache_write_tokens": int, "uncached_tokens": int}
 
 
-def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path) -> None:
+def _write_db(
+    rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path, record: dict[str, Any] | None = None
+) -> None:
     """``results`` and ``aggregate`` (columns typed from their values by sqlite-utils) and ``series``, in
     one transaction; ``series`` (8,580 rows on the default sweep, nearly all of the file) goes in through
     one ``executemany``. The default sweep's file takes 0.014 s (0.14 s when sqlite-utils converted every
@@ -70,6 +72,10 @@ def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path)
             ((r["design"], r["budget"], r["seed"], *s[:width]) for r in rows for s in r["series"]),
         )
         db.table("aggregate").insert_all(agg)
+        if record is not None:  # the run's provenance (sim.provenance)
+            from sim.provenance import write_db_meta
+
+            write_db_meta(db.conn, record)
     db.conn.close()
 
 
@@ -81,13 +87,15 @@ def write_outputs(
     outputs: Outputs | None = None,
     html: bool = False,
     workers: int = 1,
+    provenance: dict[str, Any] | None = None,
 ) -> list[Path]:
     """Stage a sweep's files (committed here unless *outputs* is given: its owner commits); their paths.
 
     With *workers* > 1 (``memsim bench --workers N``) one plot is drawn in a forked helper while this
     process writes the SQLite file, the CSVs and the other plots (:class:`~sim.bench.plots.Plotter`). The
     default sweep's files take 0.27 s so, 0.41 s in one process (matplotlib loaded; median of 5). The
-    files are the same."""
+    files are the same. The *provenance* record (:func:`sim.provenance.collect`) goes into ``results.db``'s
+    ``meta`` table, a sidecar beside each CSV and the page's footer."""
     from sim.bench.plots import Plotter
 
     own = outputs is None
@@ -98,9 +106,11 @@ def write_outputs(
     try:
         if plotter is not None:
             plotter.start()
-        o.write_with(out / "results.db", lambda p: _write_db(rows, agg, p))
-        o.write_text(out / "results.csv", _csv(rows, list(columns(rows))))
-        o.write_text(out / "aggregate.csv", _csv(agg, list(agg[0])))
+        from sim.provenance import write_csv
+
+        o.write_with(out / "results.db", lambda p: _write_db(rows, agg, p, provenance))
+        write_csv(o, out / "results.csv", _csv(rows, list(columns(rows))), provenance)
+        write_csv(o, out / "aggregate.csv", _csv(agg, list(agg[0])), provenance)
         images: dict[str, bytes] = {}
         if plotter is not None:
             for p in plotter.finish(out, o):
@@ -108,7 +118,7 @@ def write_outputs(
         if html:
             from sim.report import render_bench_rows
 
-            o.write_text(out / "index.html", render_bench_rows(rows, agg, images))
+            o.write_text(out / "index.html", render_bench_rows(rows, agg, images, provenance))
     except BaseException:
         if plotter is not None:
             plotter.stop()

@@ -488,6 +488,10 @@ def bench(
         str | None,
         typer.Option(metavar="USD", help="Input list price per million tokens (default: the price table's)."),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="The priced model, one of the provider's in the price table."),
+    ] = None,
 ) -> None:
     """Run the cross-design context-budget benchmark sweep."""
     from sim.bench_cli import run_cli
@@ -495,7 +499,7 @@ def bench(
     run_cli(
         designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,
         workers=workers, executor=executor, scheduler=scheduler, out=out, plots=plots, html=html,
-        progress=_is_tty(), provider=provider, cache_ttl=cache_ttl, price=price,
+        progress=_is_tty(), provider=provider, cache_ttl=cache_ttl, price=price, model=model,
     )  # fmt: skip
 
 
@@ -554,6 +558,11 @@ def report(
     page = render_any(source)
     with outputs.transaction():
         outputs.write_text(target, page)
+    from sim.provenance import cite_source
+
+    cite = cite_source(source)
+    if cite is not None:
+        typer.echo(cite)
     typer.echo(f"wrote {target}")
 
 
@@ -671,6 +680,9 @@ def main(argv: list[str] | None = None, *, own_process: bool | None = None) -> N
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
             signal.signal(signal.SIGTERM, _on_sigterm)
     _running += 1
+    from sim.provenance import set_argv
+
+    set_argv(["memsim", *(sys.argv[1:] if argv is None else argv)])  # the command a run's provenance records
     try:
         rc, msg = _dispatch(argv)
     finally:

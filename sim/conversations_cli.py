@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.bench.tasks import DesignSpec
+from sim.cache import ProviderConfig
 from sim.errors import UsageError
 
 
@@ -23,9 +24,13 @@ def run_conversation_cli(
     html: bool,
     progress: bool,
     plots: bool = False,
+    provider: ProviderConfig | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run every instance of the file through every design variant and the three baselines; print the
-    overall table and the files written."""
+    overall table (and, with a *provider*, what each design costs, beside its price basis) and the files
+    written. Every file carries the run's provenance (:mod:`sim.provenance`: the input's sha256, the
+    command, *settings*, the errata dropped)."""
     from sim.console import report_console
     from sim.conversations.metrics import aggregate
     from sim.conversations.run import run_conversations
@@ -41,19 +46,35 @@ def run_conversation_cli(
     outputs = Outputs()
     out = outputs.dir(out)
     from sim.conversations.plots import PLOTS
+    from sim.conversations_outputs import COST_FILES
 
-    for name in OUTPUT_FILES + (tuple(PLOTS) if plots else ()) + (("index.html",) if html else ()):
+    names = OUTPUT_FILES + (COST_FILES if provider is not None else ()) + (tuple(PLOTS) if plots else ())
+    for name in names + (("index.html",) if html else ()):
         outputs.file(out / name, "--out")
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
+    costs: list[dict[str, Any]] = []
+    errata: list[dict[str, str]] = []
     rows = run_conversations(specs, budgets, kind, str(Path(path).resolve()), workers=workers,
-                             executor=executor, scheduler=scheduler, progress=progress)  # fmt: skip
+                             executor=executor, scheduler=scheduler, progress=progress, provider=provider,
+                             costs=costs, errata=errata)  # fmt: skip
+    from sim.provenance import collect
+
+    record = collect(input_path=path, input_format=kind, settings=settings or {}, errata=errata)
+    meta = provider.meta() if provider is not None else None
     with outputs.transaction():
         paths = write_outputs(
-            rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots
-        )
+            rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots,
+            provenance=record, costs=costs, provider=meta,
+        )  # fmt: skip
+    console = report_console(240)
     from sim.conversations.retrieval import aggregate_into
 
-    report_console(240).print(render(aggregate_into(aggregate(rows), rows)))
+    console.print(render(aggregate_into(aggregate(rows), rows)))
+    if meta is not None:
+        from sim.cache.prices import basis
+        from sim.conversations import cost
+
+        console.print(cost.render(cost.summary(rows, costs, meta), basis(meta, "refused")))
     for p in paths:
         print(f"wrote {p}")
     return rows

@@ -47,8 +47,19 @@ def _conversation_bench(
 
     assert isinstance(outputs, Outputs)
     path = str(sample_path(EXAMPLE_SAMPLE))
-    rows = run_conversations(parse_designs(None), list(EXAMPLE_BUDGETS), EXAMPLE_KIND, path, workers=workers)
-    write_outputs(rows, out / "conversations", outputs=outputs, html=True, title=f"{EXAMPLE_KIND} sample")
+    from sim.provenance import collect
+
+    errata: list[dict[str, str]] = []
+    specs = parse_designs(None)
+    rows = run_conversations(specs, list(EXAMPLE_BUDGETS), EXAMPLE_KIND, path, workers=workers, errata=errata)
+    settings = {
+        "benchmark": "conversations",
+        "designs": [s.label for s in specs],
+        "budgets": list(EXAMPLE_BUDGETS),
+    }
+    record = collect(input_path=path, input_format=EXAMPLE_KIND, settings=settings, errata=errata)
+    write_outputs(rows, out / "conversations", outputs=outputs, html=True, title=f"{EXAMPLE_KIND} sample",
+                  provenance=record)  # fmt: skip
     agg = aggregate(rows)
     n = len({(r["instance"], r["question_id"]) for r in rows})
     say(f"\nreal conversations (the shipped {EXAMPLE_KIND} sample, {n} questions)")
@@ -130,7 +141,12 @@ def run(
 
         tasks = bench.tasks_for(bench.parse_designs(None), list(WINDOWS), bench_seeds, bench_steps)
         bench_rows = bench.run_sweep(tasks, workers=workers, progress=False)
-        bench_outputs.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
+        from sim.provenance import collect
+
+        settings = {"benchmark": "fact-token", "designs": sorted({t.design for t in tasks}),
+                    "budgets": list(WINDOWS), "seeds": bench_seeds, "steps": bench_steps}  # fmt: skip
+        record = collect(input_path=None, input_format=None, settings=settings)
+        bench_outputs.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True, provenance=record)
         agg = bench.aggregate(bench_rows)
         designs_run = sorted({str(r["design"]) for r in bench_rows})
         say(

@@ -142,6 +142,8 @@ def escape_target(path: str) -> str | None:
 
 def universal_newlines(text: str) -> str:
     """Universal-newline translation as Python's text mode reads: ``\\r\\n`` and ``\\r`` become ``\\n``."""
+    if "\r" not in text:  # one scan, not two, for the usual text (the same string back)
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

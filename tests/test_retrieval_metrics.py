@@ -104,8 +104,9 @@ def test_retrieval_columns_reach_csv_sqlite_and_page(tmp_path) -> None:
     import csv
     import sqlite3
 
-    from sim.bench.tasks import DesignSpec
     from sim.conversations.outputs import write_outputs
+
+    from sim.bench.tasks import DesignSpec
     from sim.conversations.run import run_baseline, run_design
     from sim.conversations.toy import tiny_instance
     from sim.outputs import Outputs

@@ -23,10 +23,14 @@ MAX_PRICE = 1_000.0
 __all__ = ["PROVIDERS", "CacheCharge", "ProviderCache", "ProviderConfig", "parse_provider"]
 
 
-def parse_provider(name: str, ttl: str | None = None, price: str | None = None) -> ProviderConfig | None:
-    """The ``--provider``/``--cache-ttl``/``--price`` options, validated once: None for ``none``; an
-    unknown provider, a TTL that is not a positive whole number of seconds up to a day, or a price that is
-    not a finite number in [0, 1,000] is a one-line :class:`~sim.errors.UsageError`."""
+def parse_provider(
+    name: str, ttl: str | None = None, price: str | None = None, model: str | None = None
+) -> ProviderConfig | None:
+    """The ``--provider``/``--cache-ttl``/``--price``/``--model`` options, validated once: None for
+    ``none``; an unknown provider, a TTL that is not a positive whole number of seconds up to a day, a
+    price that is not a finite number in [0, 1,000], or a model that is not one of the provider's in the
+    price table (:data:`sim.cache.prices.MODELS`; the error lists them) is a one-line
+    :class:`~sim.errors.UsageError`."""
     if name not in PROVIDERS:
         raise UsageError(f"unknown provider {name!r}: expected one of {', '.join(PROVIDERS)}")
     ttl_s: int | None = None
@@ -46,7 +50,16 @@ def parse_provider(name: str, ttl: str | None = None, price: str | None = None) 
         if not math.isfinite(usd) or not 0 <= usd <= MAX_PRICE:
             raise UsageError(f"--price must be a finite number between 0 and {MAX_PRICE:,.0f}, not {price!r}")
     if name == "none":
-        if ttl_s is not None or usd is not None:
-            raise UsageError("--cache-ttl and --price need --provider anthropic or openai")
+        if ttl_s is not None or usd is not None or model is not None:
+            raise UsageError("--cache-ttl, --price and --model need --provider anthropic or openai")
         return None
-    return ProviderConfig.of(name, ttl_s=ttl_s, price=usd)
+    if model is not None:
+        from sim.cache.prices import models_of
+
+        choices = models_of(name)
+        if model not in choices:
+            raise UsageError(
+                f"--model {model[:60]!r} is not one of {name}'s models in the price table: expected one of "
+                f"{', '.join(choices)}"
+            )
+    return ProviderConfig.of(name, ttl_s=ttl_s, price=usd, model=model)

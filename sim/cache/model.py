@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.cache import anthropic, openai
-from sim.cache.prices import PRICES, Price
+from sim.cache.prices import MODELS, PRICES, Price
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,15 @@ class ProviderConfig:
     write_multiplier: float
 
     @classmethod
-    def of(cls, name: str, *, ttl_s: int | None = None, price: float | None = None) -> ProviderConfig:
+    def of(
+        cls, name: str, *, ttl_s: int | None = None, price: float | None = None, model: str | None = None
+    ) -> ProviderConfig:
         """*name*'s documented defaults (:mod:`sim.cache.prices`, the provider modules), with a TTL in
-        seconds and an input price in USD per million tokens overridden when given."""
-        p: Price = PRICES[name]
+        seconds, an input price in USD per million tokens and a *model* of the price table (one of
+        *name*'s; default its first) overridden when given."""
+        p: Price = PRICES[name] if model is None else MODELS[model]
+        if p.provider != name:
+            raise ValueError(f"model {p.model} is priced for {p.provider}, not {name}")
         if name == "anthropic":
             ttl = anthropic.DEFAULT_TTL_S if ttl_s is None else ttl_s
             write = p.write_multiplier_5m if ttl <= anthropic.DEFAULT_TTL_S else p.write_multiplier_1h

@@ -51,6 +51,41 @@ def _parts(turns: list[Turn], q: Question) -> tuple[str, ...]:
     return tuple(parts)
 
 
+class FullPrefix:
+    """The ``full`` baseline's requests for one instance, built once: every turn's part (and the session
+    headers between them) in one list, with its cumulative cl100k counts, so the request for a question
+    after turn *k* is a prefix of it (the same parts :func:`baseline_request` builds) and its count a
+    difference of sums (the same total :func:`sim.conversations.metrics.request_tokens` gives)."""
+
+    def __init__(self, instance: Instance) -> None:
+        from sim.tokens import count_tokens
+
+        self.instance = instance
+        self.parts: list[str] = []
+        #: ``ends[k]``: how many of :attr:`parts` show the turns before turn *k*.
+        self.ends: list[int] = [0]
+        session: str | None = None
+        for t in instance.turns:
+            if t.session_id != session:
+                session = t.session_id
+                self.parts.append(session_header(t.session_id, t.time_s))
+            self.parts.append(f"{t.speaker}: {t.text}")
+            self.ends.append(len(self.parts))
+        self.cum = [0]
+        for p in self.parts:
+            self.cum.append(self.cum[-1] + count_tokens(p))
+        self.system = count_tokens(BASELINE_SYSTEM_PROMPT)
+
+    def request(self, q: Question) -> tuple[tuple[str, ...], int]:
+        """The parts of ``full``'s request for *q* and their exact cl100k count."""
+        from sim.tokens import count_tokens
+
+        end = self.ends[len(range(len(self.instance.turns))[: q.after_turn])]  # the turns[: after_turn] slice
+        last = question_part(q)
+        parts = (BASELINE_SYSTEM_PROMPT, *self.parts[:end], last)
+        return parts, self.system + self.cum[end] + count_tokens(last)
+
+
 def baseline_request(name: str, instance: Instance, q: Question) -> tuple[str, ...]:
     """The request baseline *name* sends for question *q* of *instance* (turns before the question only)."""
     before = instance.turns[: q.after_turn]
@@ -58,7 +93,8 @@ def baseline_request(name: str, instance: Instance, q: Question) -> tuple[str, .
         wanted = set(q.evidence)
         return _parts([t for t in before if t.turn_id in wanted], q)
     if name == "oracle-sessions":
-        sessions = {t.session_id for t in before if t.turn_id in set(q.evidence)}
+        evidence = set(q.evidence)
+        sessions = {t.session_id for t in before if t.turn_id in evidence}
         return _parts([t for t in before if t.session_id in sessions], q)
     if name == "full":
         return _parts(list(before), q)

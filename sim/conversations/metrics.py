@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from itertools import filterfalse
 from typing import Any
 
 from sim.conversations.model import Instance, Question, Turn
@@ -74,6 +75,57 @@ class Scorer:
         for t in instance.turns:
             self.by_session.setdefault(t.session_id, []).append(t)
         self.questions: dict[str, Question] = {q.question_id: q for q in instance.questions}
+        # Work done once per instance, not once per question (every question of a LoCoMo conversation
+        # comes after all its turns): each turn's searched forms, each request part lower-cased once.
+        self._forms: dict[str, tuple[str, ...]] = {}
+        self._lower: dict[str, str] = {}
+        self._counts: dict[str, int] = {}
+
+    def tokens(self, parts: Sequence[str]) -> int:
+        """:func:`request_tokens` of *parts*, each part's count looked up in this instance's table (a
+        part sent with every question is counted once, then summed at C speed)."""
+        counts = self._counts
+        try:
+            return sum(map(counts.__getitem__, parts))
+        except KeyError:
+            if len(counts) > 50_000:  # a bound on what one instance keeps
+                counts.clear()
+            for p in set(filterfalse(counts.__contains__, parts)):
+                counts[p] = count_tokens(p)
+            return sum(map(counts.__getitem__, parts))
+
+    def counts(self, parts: Sequence[str]) -> list[int]:
+        """Each part's cl100k count (from the same table as :meth:`tokens`)."""
+        self.tokens(parts)
+        return list(map(self._counts.__getitem__, parts))
+
+    def _present(self, t: Turn, blob: str, seen: dict[str, bool]) -> bool:
+        """:func:`present` of turn *t* in *blob*, its forms built once per instance and each answer kept in
+        *seen* (one request's memo)."""
+        hit = seen.get(t.turn_id)
+        if hit is None:
+            forms = self._forms.get(t.turn_id)
+            if forms is None:
+                forms = self._forms[t.turn_id] = _forms(t.text) if t.text else ()
+            hit = seen[t.turn_id] = any(map(blob.__contains__, forms))
+        return hit
+
+    def _answer_in(self, answer: str, parts: Sequence[str], blob: str) -> bool:
+        """Whether the lower-cased *answer* occurs in ``blob.lower()``. Without a newline in *answer* a
+        match cannot cross the ``"\\n"`` joining two parts, and lower-casing is per character except a
+        final sigma, whose context a newline ends: so the parts, each lower-cased once per instance, are
+        joined and searched instead of the whole request lower-cased per question (the same answer)."""
+        if "\n" in answer:
+            return answer in blob.lower()
+        low = self._lower
+        lows = list(map(low.get, parts))
+        if None in lows:
+            if len(low) > 50_000:  # a bound on what one instance keeps
+                low.clear()
+            for p in set(filterfalse(low.__contains__, parts)):
+                low[p] = p.lower()
+            lows = list(map(low.__getitem__, parts))
+        return answer in "\n".join(lows)  # type: ignore[arg-type]
 
     def evidence(self, q: Question) -> list[Turn]:
         """The question's evidence turns in conversation order (unknown ids are the loader's to refuse)."""
@@ -92,14 +144,16 @@ class Scorer:
         """One ``questions`` row: the request *parts* (of *tokens* exact tokens) built for *q*."""
         blob = "\n".join(parts)
         ev = self.evidence(q)
-        missing = [t.turn_id for t in ev if not present(t.text, blob)]
+        seen: dict[str, bool] = {}
+        missing = [t.turn_id for t in ev if not self._present(t, blob, seen)]
         sessions = list(dict.fromkeys(t.session_id for t in ev))
         in_sessions = sum(
-            1 for s in sessions if any(present(t.text, blob) for t in self.by_session.get(s, ()))
+            1 for s in sessions if any(self._present(t, blob, seen) for t in self.by_session.get(s, ()))
         )
         answer: int | None = None
         if q.answer is not None and not q.abstention:
-            answer = int(q.answer.strip().lower() in blob.lower()) if q.answer.strip() else None
+            a = q.answer.strip()
+            answer = int(self._answer_in(a.lower(), parts, blob)) if a else None
         lost = [[tid, (lost_reason(tid) if lost_reason is not None else GENERIC_REASON) or GENERIC_REASON]
                 for tid in missing]  # fmt: skip
         return {

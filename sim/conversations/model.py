@@ -67,7 +67,10 @@ class Instance:
 
     ``workload`` is ``"longmemeval"``, ``"locomo"`` or ``"native"``; ``index`` the 0-based position
     in the file; ``instance_id`` LongMemEval's ``question_id``, LoCoMo's ``sample_id``, native the file's
-    stem. ``sessions`` lists the session ids in order (``session_index`` indexes it).
+    stem. ``sessions`` lists the session ids in order (``session_index`` indexes it). ``dropped`` lists
+    the ``(question_id, evidence id)`` pairs the loader dropped as known errata of a released file
+    (LoCoMo's three dangling ids, :data:`sim.conversations.formats.locomo.RELEASED_ERRATA`): recorded in
+    the run's provenance and warned about once.
     """
 
     workload: str
@@ -76,3 +79,4 @@ class Instance:
     sessions: tuple[str, ...]
     turns: tuple[Turn, ...]
     questions: tuple[Question, ...]
+    dropped: tuple[tuple[str, str], ...] = ()

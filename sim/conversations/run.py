@@ -33,8 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from sim.bench.tasks import ORACLE, DesignSpec, Task
-from sim.conversations.baselines import BASELINES, baseline_request
-from sim.conversations.metrics import Scorer, request_tokens
+from sim.cache import ProviderConfig
+from sim.conversations.baselines import BASELINES, FullPrefix, baseline_request
+from sim.conversations.cost import Meter
+from sim.conversations.metrics import Scorer
 from sim.conversations.model import Instance
 from sim.conversations.retrieval import metrics as retrieval_metrics
 from sim.conversations.retrieval import ranking_of
@@ -95,11 +97,19 @@ def build_adapter(spec: DesignSpec, sim: Simulation, budget: int, drawn: Drawn) 
 
 
 def run_design(
-    instance: Instance, spec: DesignSpec, budget: int, scorer: Scorer | None = None
+    instance: Instance,
+    spec: DesignSpec,
+    budget: int,
+    scorer: Scorer | None = None,
+    provider: ProviderConfig | None = None,
+    costs: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Drive *spec*'s design through *instance* at window *budget*; one row per question."""
+    """Drive *spec*'s design through *instance* at window *budget*; one row per question. With a
+    *provider* each question's request is priced (:mod:`sim.conversations.cost`): its row gains the
+    charge, and the instance's totals are appended to *costs*."""
     scorer = scorer or Scorer(instance)
     sim = Simulation(instance.index, keep_trace=False)
+    meter = Meter(provider, budget, spec.label) if provider is not None else None
     try:
         adapter = build_adapter(spec, sim, budget, drawn_for(instance))
         explain = getattr(adapter, "lost_reason", None)
@@ -114,36 +124,99 @@ def run_design(
                 continue
             q = scorer.questions[step.question_id]
             parts = tuple(req.parts)
-            tokens = req.exact if getattr(req, "exact", None) is not None else request_tokens(parts)
+            tokens = req.exact if getattr(req, "exact", None) is not None else scorer.tokens(parts)
             row = scorer.score(q, spec.label, budget, parts, tokens, explain)
             row.update(retrieval_metrics(ranking_of(adapter), q.evidence, session_of))
+            if meter is not None:
+                row.update(
+                    meter.charge(req.route, parts, scorer.counts(parts), tokens, req.breakpoints, sim.now)
+                )
             rows.append(row)
+        if meter is not None and costs is not None:
+            costs.append(meter.row(instance.workload, instance.instance_id, spec.label))
         return rows
     finally:
         sim.close()
 
 
+def _question_times(instance: Instance) -> list[float]:
+    """Per question, the simulation time a design's clock shows when it is asked (the latest dated step
+    before it, relative to the instance's first date; 0 without dates)."""
+    t0 = _first_time(instance)
+    if t0 is None:
+        return [0.0] * len(instance.questions)
+    latest = [0.0]
+    for t in instance.turns:
+        latest.append(max(latest[-1], float(t.time_s - t0) if t.time_s is not None else 0.0))
+    out = []
+    n = len(instance.turns)
+    for q in instance.questions:
+        now = latest[len(range(n)[: q.after_turn])]
+        if q.time_s is not None:
+            now = max(now, float(q.time_s - t0))
+        out.append(now)
+    return out
+
+
 def run_baseline(
-    instance: Instance, name: str, budgets: tuple[int, ...], scorer: Scorer | None = None
+    instance: Instance,
+    name: str,
+    budgets: tuple[int, ...],
+    scorer: Scorer | None = None,
+    provider: ProviderConfig | None = None,
+    costs: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Baseline *name*'s rows for every question of *instance* at every window (one request each)."""
+    """Baseline *name*'s rows for every question of *instance* at every window (one request each). A
+    baseline's request does not depend on the window: each question is built and scored once, and its row
+    repeated per window with the window's own ``budget`` and ``over_window`` (and, with a *provider*, the
+    window's own charge: what is refused, and so what the cache holds, depends on the window)."""
     scorer = scorer or Scorer(instance)
+    first = budgets[0] if budgets else 0
+    full = FullPrefix(instance) if name == "full" else None
+    base = []
+    requests = []
+    for q in instance.questions:
+        if full is not None:
+            parts, tokens = full.request(q)
+        else:
+            parts = baseline_request(name, instance, q)
+            tokens = scorer.tokens(parts)
+        row = scorer.score(q, name, first, parts, tokens)
+        row.update(retrieval_metrics(None, q.evidence, {}))
+        base.append(row)
+        if provider is not None:
+            requests.append(parts)
+    times = _question_times(instance) if provider is not None else []
     rows = []
     for b in budgets:
-        for q in instance.questions:
-            parts = baseline_request(name, instance, q)
-            row = scorer.score(q, name, b, parts, request_tokens(parts))
-            row.update(retrieval_metrics(None, q.evidence, {}))
+        meter = Meter(provider, b, name) if provider is not None else None
+        for k, r in enumerate(base):
+            row = dict(r)
+            row["budget"], row["over_window"] = b, int(row["request_tokens"] > b)
+            if meter is not None:
+                parts = requests[k]
+                row.update(
+                    meter.charge("baseline", parts, scorer.counts(parts), row["request_tokens"], (), times[k])
+                )
             rows.append(row)
+        if meter is not None and costs is not None:
+            costs.append(meter.row(instance.workload, instance.instance_id, name))
     return rows
 
 
-def run_instance(instance: Instance, spec: DesignSpec, budgets: tuple[int, ...]) -> list[dict[str, Any]]:
-    """Every row of one work unit: *instance* through *spec* (a design or a baseline) at each window."""
+def run_instance(
+    instance: Instance,
+    spec: DesignSpec,
+    budgets: tuple[int, ...],
+    provider: ProviderConfig | None = None,
+    costs: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Every row of one work unit: *instance* through *spec* (a design or a baseline) at each window
+    (priced by *provider*, the per-instance totals appended to *costs*, when one is given)."""
     scorer = Scorer(instance)
     if spec.design in BASELINES:
-        return run_baseline(instance, spec.design, budgets, scorer)
-    return [r for b in budgets for r in run_design(instance, spec, b, scorer)]
+        return run_baseline(instance, spec.design, budgets, scorer, provider, costs)
+    return [r for b in budgets for r in run_design(instance, spec, b, scorer, provider, costs)]
 
 
 # -- the instances of a file, read forward once per process --------------------------------------------
@@ -182,23 +255,42 @@ def instance_at(kind: str, path: str, index: int) -> Instance:
     return last
 
 
-def count_instances(kind: str, path: str, *, progress: bool = False) -> int:
+def count_instances(
+    kind: str, path: str, *, progress: bool = False, errata: list[dict[str, str]] | None = None
+) -> int:
     """Read (and so validate) every instance once; how many there are. A bad instance raises the
     loader's :class:`~sim.errors.UsageError` before any unit runs. With *progress* (and a terminal) a
-    status line counts the instances read (a 1.5 GB file takes a while)."""
+    status line counts the instances read (a 1.5 GB file takes a while). The evidence ids a loader
+    dropped as errata (:attr:`Instance.dropped`) are appended to *errata* and named in one
+    ``memsim: warning:`` line on stderr."""
     import sys
 
-    if not (progress and sys.stderr.isatty()):
-        return sum(1 for _ in _iter_instances(kind, path))
-    from rich.console import Console
+    found: list[dict[str, str]] = []
+
+    def note(inst: Instance) -> None:
+        found.extend({"instance": inst.instance_id, "question": q, "evidence": e} for q, e in inst.dropped)
 
     n = 0
-    with Console(stderr=True).status(f"reading {Path(path).name}") as status:
+    if not (progress and sys.stderr.isatty()):
         for inst in _iter_instances(kind, path):
             n += 1
-            status.update(
-                f"reading {Path(path).name}: {n:,} instances, {len(inst.turns):,} turns in the last"
-            )
+            note(inst)
+    else:
+        from rich.console import Console
+
+        with Console(stderr=True).status(f"reading {Path(path).name}") as status:
+            for inst in _iter_instances(kind, path):
+                n += 1
+                note(inst)
+                status.update(
+                    f"reading {Path(path).name}: {n:,} instances, {len(inst.turns):,} turns in the last"
+                )
+    if found:
+        from sim.provenance import errata_warning
+
+        print(errata_warning(found, path), file=sys.stderr)
+    if errata is not None:
+        errata.extend(found)
     return n
 
 
@@ -219,9 +311,10 @@ class ConvTask(Task):
         t0 = time.perf_counter()
         inst = instance_at(self.kind, self.path, self.seed)
         assert self.spec is not None
-        rows = run_instance(inst, self.spec, self.budgets)
+        costs: list[dict[str, Any]] = []
+        rows = run_instance(inst, self.spec, self.budgets, self.provider, costs)
         return {"design": self.design, "budget": self.budget, "seed": self.seed, "recall": None,
-                "seconds": round(time.perf_counter() - t0, 3), "questions": rows}  # fmt: skip
+                "seconds": round(time.perf_counter() - t0, 3), "questions": rows, "costs": costs}  # fmt: skip
 
 
 def baseline_specs() -> list[DesignSpec]:
@@ -229,14 +322,19 @@ def baseline_specs() -> list[DesignSpec]:
 
 
 def conversation_tasks(
-    specs: list[DesignSpec], budgets: list[int], kind: str, path: str, instances: int
+    specs: list[DesignSpec],
+    budgets: list[int],
+    kind: str,
+    path: str,
+    instances: int,
+    provider: ProviderConfig | None = None,
 ) -> list[ConvTask]:
     """The units, instance-major: every design variant (the fact benchmark's oracle replaced by the three
-    baselines) for each instance of the file."""
+    baselines) for each instance of the file, each priced by *provider* when one is given."""
     designs = [s for s in specs if s.design != ORACLE] + baseline_specs()
     bl = tuple(budgets)
     return [
-        ConvTask(s.label, bl[0], i, None, s, path, kind=kind, path=path, budgets=bl)
+        ConvTask(s.label, bl[0], i, None, s, path, provider=provider, kind=kind, path=path, budgets=bl)
         for i in range(instances)
         for s in designs
     ]
@@ -253,12 +351,19 @@ def run_conversations(
     scheduler: str | None = None,
     progress: bool = False,
     aside: Any = None,
+    provider: ProviderConfig | None = None,
+    costs: list[dict[str, Any]] | None = None,
+    errata: list[dict[str, str]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every question row of the file through every design variant and baseline, in task order."""
+    """Every question row of the file through every design variant and baseline, in task order. With a
+    *provider* the per-instance cost rows are appended to *costs*; the evidence ids the loader dropped as
+    errata are appended to *errata* (and named in one stderr warning line)."""
     from sim.bench.executors import run_sweep
 
-    n = count_instances(kind, path, progress=progress)
-    tasks: list[Task] = list(conversation_tasks(specs, budgets, kind, path, n))
+    n = count_instances(kind, path, progress=progress, errata=errata)
+    tasks: list[Task] = list(conversation_tasks(specs, budgets, kind, path, n, provider))
     cells = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress,
                       aside=aside)  # fmt: skip
+    if costs is not None:
+        costs.extend(c for cell in cells for c in cell.get("costs", ()))
     return [r for c in cells for r in c["questions"]]

@@ -435,15 +435,29 @@ SECTIONS: list[Section] = [
 ]
 
 
-def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], images: dict[str, bytes]) -> str:
-    """The benchmark page of a sweep's result *rows*, their aggregate *agg* and its PNG *images*."""
+def render_bench_rows(
+    rows: list[dict[str, Any]],
+    agg: list[dict[str, Any]],
+    images: dict[str, bytes],
+    provenance: dict[str, Any] | None = None,
+) -> str:
+    """The benchmark page of a sweep's result *rows*, their aggregate *agg* and its PNG *images*; its
+    footer cites the run's *provenance* (:mod:`sim.provenance`) when there is one."""
     from markupsafe import Markup
 
     from sim import __version__
+    from sim.cache.prices import basis
+    from sim.provenance import cite_text
     from sim.registry import reference_note
 
     page = page_data(rows, agg, images)
-    base = {"page": page, "colour": page.colour, "version": __version__}
+    provider = ((provenance or {}).get("settings") or {}).get("provider")
+    cost_basis = (
+        basis(provider, "priced")
+        if isinstance(provider, dict) and page.agg and "provider" in page.agg[0]
+        else ""
+    )
+    base = {"page": page, "colour": page.colour, "version": __version__, "cost_basis": cost_basis}
     sections = []
     for s in SECTIONS:
         extra = s.context(page) if s.context is not None else {}
@@ -461,6 +475,7 @@ def render_bench_rows(rows: list[dict[str, Any]], agg: list[dict[str, Any]], ima
         findings=_findings(page),
         oracle_perfect=page.oracle_perfect,
         sections=sections,
+        cite=cite_text(provenance) if provenance else "",
     )
 
 
@@ -507,4 +522,6 @@ def render_bench(out_dir: Path) -> str:
     for p in sorted(out_dir.glob("*.png")):
         if p.is_file() and p.stat().st_size <= MAX_IMAGE_BYTES:
             images[p.name] = p.read_bytes()
-    return render_bench_rows(rows, agg, images)
+    from sim.provenance import read_db_meta
+
+    return render_bench_rows(rows, agg, images, read_db_meta(db))

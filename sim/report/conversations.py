@@ -62,10 +62,22 @@ def type_chart(
     }
 
 
-def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], *, title: str = "") -> str:
-    """The page of a conversation sweep's question *rows* and their aggregate *agg*."""
+def render_conversations(
+    rows: list[dict[str, Any]],
+    agg: list[dict[str, Any]],
+    *,
+    title: str = "",
+    provenance: dict[str, Any] | None = None,
+    cost: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
+) -> str:
+    """The page of a conversation sweep's question *rows* and their aggregate *agg*; its footer cites the
+    run's *provenance* (:mod:`sim.provenance`) when there is one; *cost* (the per-design summary of
+    :func:`sim.conversations.cost.summary` and the provider's ``meta()``) adds a cost table with its
+    price basis."""
     from sim import __version__
     from sim.bench.plots import colour
+    from sim.cache.prices import basis
+    from sim.provenance import cite_text
     from sim.registry import reference_note
     from sim.report.bench import BenchPage, _chart
 
@@ -137,6 +149,9 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         recalls=RECALLS,
         retrieval_cols=RETRIEVAL_SHOWN,
         retrieval_rows=[a for a in overall if any(a.get(c) is not None for c, _ in RETRIEVAL_SHOWN)],
+        cite=cite_text(provenance) if provenance else "",
+        cost_rows=cost[0] if cost else [],
+        cost_basis=basis(cost[1], "refused") if cost else "",
     )
 
 
@@ -190,4 +205,31 @@ def render_conversations_dir(out_dir: Path) -> str:
         raise UsageError(f"{db} is not a memsim conversation results database: {exc}") from exc
     if not rows:
         raise UsageError(f"{db} has no question rows")
-    return render_conversations(rows, aggregate_into(aggregate(rows), rows), title=Path(out_dir).name)
+    from sim.provenance import read_db_meta
+
+    record = read_db_meta(db)
+    cost = _cost_of(db, record)
+    return render_conversations(
+        rows, aggregate_into(aggregate(rows), rows), title=Path(out_dir).name, provenance=record, cost=cost
+    )
+
+
+def _cost_of(db: Path, record: dict[str, Any] | None) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The cost summary and provider of a priced sweep's database (None when it was not priced)."""
+    import sqlite3
+
+    provider = ((record or {}).get("settings") or {}).get("provider")
+    if not isinstance(provider, dict):
+        return None
+    from sim.conversations.cost import SUMMARY_COLUMNS
+
+    try:
+        conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+        try:
+            cur = conn.execute(f"SELECT {', '.join(SUMMARY_COLUMNS)} FROM cost_summary")
+            rows = [dict(zip(SUMMARY_COLUMNS, r)) for r in cur]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return None
+    return rows, provider

@@ -249,10 +249,14 @@ class Adapter:
         _msgs, parts, est = agent.build_request()
         self._asked = (h.origin + agent.dropped, agent.hops + 1)
         exact = None
+        texts = None
         if agent._span is not None:  # the faithful trim's span: the history's per-message counts, summed
             start, end = agent._span
             exact = count_tokens(agent.system_prompt or "") + agent._tools_count() + h.exact_sum(start, end)
-        req = ModelRequest(tuple(parts), est, "react.hop", exact=exact)
+            # The same texts as ``tuple(parts)``, from the history's per-message cache (each message's
+            # provider text built once while it stays in the window, not once per question).
+            texts = (*parts.head, *h.parts(start, end))
+        req = ModelRequest(tuple(parts) if texts is None else texts, est, "react.hop", exact=exact)
         h.truncate(n0)
         return req
 

@@ -80,8 +80,11 @@ def parse_date(text: str, at: str) -> int:
     return calendar.timegm((year, month, day, hh, mm, 0, 0, 0, 0))
 
 
-def _resolve(raw: list[Any], ids: set[str], errata: frozenset[str], at: str) -> tuple[str, ...]:
-    """A question's evidence list as turn ids (see the module docstring for the notations read)."""
+def _resolve(
+    raw: list[Any], ids: set[str], errata: frozenset[str], at: str, dropped: list[str] | None = None
+) -> tuple[str, ...]:
+    """A question's evidence list as turn ids (see the module docstring for the notations read); the
+    errata pieces skipped are appended to *dropped*."""
     out: list[str] = []
     for j, entry in enumerate(bounded(raw, MAX_EVIDENCE, at, "ids")):
         check(entry, str, f"{at}[{j}]")
@@ -95,6 +98,8 @@ def _resolve(raw: list[Any], ids: set[str], errata: frozenset[str], at: str) -> 
                 tid = f"D{int(m[1])}:{int(m[2])}" if m else piece
                 if tid not in ids:
                     if piece in errata:
+                        if dropped is not None:
+                            dropped.append(piece)
                         continue
                     raise Bad(f"{at}[{j}]", f"{piece[:40]!r} names no turn of the conversation")
             if tid not in out:
@@ -155,6 +160,7 @@ def build(data: Any, index: int) -> Instance:
     errata = RELEASED_ERRATA.get(sample_id, frozenset())
     turn_ids = set(ids)
     questions: list[Question] = []
+    skipped: list[tuple[str, str]] = []
     for j, item in enumerate(qa):
         at = f"qa[{j}]"
         if not isinstance(item, dict):
@@ -175,7 +181,9 @@ def build(data: Any, index: int) -> Instance:
             if "answer" not in item:
                 raise Bad(f"{at}.answer", "missing")
             answer = answer_text(item["answer"], f"{at}.answer")
-        evidence = _resolve(field(item, "evidence", list, at), turn_ids, errata, f"{at}.evidence")
+        pieces: list[str] = []
+        evidence = _resolve(field(item, "evidence", list, at), turn_ids, errata, f"{at}.evidence", pieces)
+        skipped.extend((f"{sample_id}:{j}", p) for p in pieces)
         questions.append(
             Question(
                 question_id=f"{sample_id}:{j}",
@@ -190,4 +198,6 @@ def build(data: Any, index: int) -> Instance:
         )
     if not questions:
         raise Bad("qa", "no questions")
-    return Instance("locomo", index, sample_id, tuple(sessions), tuple(turns), tuple(questions))
+    return Instance(
+        "locomo", index, sample_id, tuple(sessions), tuple(turns), tuple(questions), tuple(skipped)
+    )

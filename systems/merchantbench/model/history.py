@@ -121,7 +121,8 @@ class History:
 
     __slots__ = (
         "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_fx", "_hcum0", "_hcum1", "_parts",
-        "_special", "_wfacts", "_wids", "_win", "base", "costs", "kinds", "msgs", "origin", "sent",
+        "_parts_lo", "_special", "_wfacts", "_wids", "_win", "base", "costs", "kinds", "msgs", "origin",
+        "sent",
     )  # fmt: skip
 
     def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
@@ -142,6 +143,7 @@ class History:
         self._evalid = 0
         self._special: dict[str, list[int]] = {"memory": [], "reminder": []}
         self._parts: dict[int, str] = {}
+        self._parts_lo = 0  # no key of _parts is below it
         self._wfacts: Counter[str] = Counter()
         self._wids: frozenset[str] | None = None  # the window's ids while no id has entered or left it
         self._win = (0, 0)
@@ -215,15 +217,17 @@ class History:
         """The provider texts of messages ``start..end-1``; they stay cached until a later window starts
         after them."""
         lo = self.base + start
-        for key in [k for k in self._parts if k < lo]:
-            del self._parts[key]
-        out = []
-        for i in range(start, end):
-            p = self._parts.get(self.base + i)
-            if p is None:
-                p = self._parts[self.base + i] = provider_text(self.sent[i])
-            out.append(p)
-        return out
+        cache = self._parts
+        if lo > self._parts_lo:  # a key below lo may be cached (none is below _parts_lo)
+            for key in [k for k in cache if k < lo]:
+                del cache[key]
+        self._parts_lo = lo
+        out: list[str | None] = list(map(cache.get, range(lo, self.base + end)))
+        if None in out:
+            for k, p in enumerate(out):
+                if p is None:
+                    out[k] = cache[lo + k] = provider_text(self.sent[start + k])
+        return out  # type: ignore[return-value]
 
     def exact_sum(self, start: int, end: int) -> int:
         """The exact cl100k total of messages ``start..end-1`` (each measured once, prefix sums kept)."""
