@@ -186,10 +186,6 @@ def _parse_param(values: list[str]) -> dict[str, Any]:
     return out
 
 
-def _is_tty() -> bool:
-    return sys.stderr.isatty()
-
-
 # -- run --------------------------------------------------------------------------------------------
 @app.command()
 @_command
@@ -262,7 +258,7 @@ def run(
     with outputs.transaction():
         from sim.progress import run_progress
 
-        with run_progress(scen.name, enabled=_is_tty()) as hook:
+        with run_progress(scen.name, enabled=True) as hook:
             plan_root = (out_dir / f"{scen.name}-root") if out_dir is not None else None
             result = sc.run_plan(plan, trace_path=trace_path, root=plan_root, outputs=outputs, progress=hook)
         if html and trace_path is not None:
@@ -333,7 +329,7 @@ def claims(
     ok = run_claims(
         system=system, profile=profile, claim=claim, json_out=json_out, markdown=markdown, save=save,
         html=html, seed=seed, workers=workers, exhaustive=exhaustive, scope=scope, resume=resume,
-        executor=executor, progress=_is_tty(),
+        executor=executor, progress=True,
     )  # fmt: skip
     if not ok:
         raise VerdictFailed()
@@ -512,7 +508,7 @@ def bench(
     run_cli(
         designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,
         workers=workers, executor=executor, scheduler=scheduler, out=out, plots=plots, html=html,
-        progress=_is_tty(), provider=provider, cache_ttl=cache_ttl, price=price,
+        progress=True, provider=provider, cache_ttl=cache_ttl, price=price,
     )  # fmt: skip
 
 
@@ -615,7 +611,7 @@ def workload_synth(
     from sim.conversations.synth import run_cli as synth
 
     target, size = synth(
-        kind=kind, instances=instances, sessions=sessions, turns=turns, seed=seed, out=out, progress=_is_tty()
+        kind=kind, instances=instances, sessions=sessions, turns=turns, seed=seed, out=out, progress=True
     )
     typer.echo(f"wrote {target} ({instances:,} {kind} instances, {size:,} bytes)")
 

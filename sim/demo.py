@@ -26,6 +26,9 @@ from rich.console import Console
 #: The benchmark window the index and the summary quote recall and tokens at (the sweep's middle one).
 WINDOWS = (8000, 32000, 128000)
 HEADLINE_WINDOW = 32000
+#: The provider whose prompt cache and list price the demo's benchmark prices every request with (it adds
+#: about a second to the sweep; ``memsim bench --provider`` for another).
+PROVIDER = "anthropic"
 
 
 def _conversation_bench(
@@ -92,6 +95,9 @@ def run(
     outputs = Outputs()
     out = outputs.dir(out) if out is not None else Path(tempfile.mkdtemp(prefix="memsim-demo-"))
     say(f"memsim demo: outputs in {out}")
+    from sim.progress import phase
+
+    phase("demo 1/4: each design's scenario")
     workers = min(2, os.cpu_count() or 1)
     links: list[tuple[str, str, str]] = []
     runs: dict[str, list[tuple[str, str]]] = {}
@@ -115,7 +121,8 @@ def run(
             links.append((f"scenario {name}", f"traces/{name}.html", f"{s.system}: {s.title}"))
             runs.setdefault(s.system, []).append((name, f"traces/{name}.html"))
 
-        results = ledger.run_all(profile=claims_profile, workers=workers, progress=False)
+        phase(f"demo 2/4: the claims ledger ({claims_profile} profile)")
+        results = ledger.run_all(profile=claims_profile, workers=workers, progress=True)
         rows = [r for r, _ in results]
         head = ledger.headline(rows, claims_profile, 0)
         say(f"\nclaims ledger (every failure mode, four directions) -> claims.html\n  {head}")
@@ -128,8 +135,13 @@ def run(
         outputs.write_text(out / "claims.html", report.render_claims(doc))
         links.append(("claims ledger", "claims.html", head))
 
-        tasks = bench.tasks_for(bench.parse_designs(None), list(WINDOWS), bench_seeds, bench_steps)
-        bench_rows = bench.run_sweep(tasks, workers=workers, progress=False)
+        from sim.bench.describe import describe
+        from sim.cache import parse_provider
+
+        phase(f"demo 3/4: the context-budget benchmark (priced as {PROVIDER})")
+        priced_by = parse_provider(PROVIDER)
+        tasks = bench.tasks_for(bench.parse_designs(None), list(WINDOWS), bench_seeds, bench_steps, priced_by)
+        bench_rows = bench.run_sweep(tasks, workers=workers, progress=True)
         bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
         agg = bench.aggregate(bench_rows)
         designs_run = sorted({str(r["design"]) for r in bench_rows})
@@ -137,24 +149,33 @@ def run(
             f"\ncontext-budget benchmark ({len(designs_run)} designs incl. the oracle × {len(WINDOWS)} "
             f"windows × {bench_seeds} seeds, {len(bench_rows)} cells) -> bench/index.html"
         )
+        workload = describe(bench_rows)
+        say(f"  {workload} (not the workload of `memsim bench`, whose default draws 120–200 load steps)")
         for line in _bench_lines(agg):
             say("  " + line)
         if verbose:
             console.print(bench.render(agg))
         sweep = (
             f"{len(bench_rows)} cells: {len(designs_run)} designs (with the oracle) × {len(WINDOWS)} windows "
-            f"× {bench_seeds} seeds, {bench_steps} load steps each"
+            f"× {bench_seeds} seeds; {workload}"
         )
         links.append(("benchmark", "bench/index.html", sweep))
 
         found_rows = report.headlines(doc, bench_rows, HEADLINE_WINDOW, runs)
-        say(f"\nfindings per design (recall and tokens per request at the {HEADLINE_WINDOW:,}-token window)")
+        price = next((h.provider for h in found_rows if h.provider), "")
+        say(
+            "\nfindings per design (failure modes; recall, tokens per request"
+            + (f", $ per run at {price} list price and cache hit ratio" if price else "")
+            + f" at the {HEADLINE_WINDOW:,}-token window)"
+        )
         for h in found_rows:
             say("  " + _headline_line(h))
+        phase("demo 4/4: the conversation benchmark and the index")
         conversation = _conversation_bench(out, outputs, say, workers, verbose)
         if conversation is not None:
             links.append(conversation)
-        outputs.write_text(out / "index.html", report.render_index("memsim demo", links, findings=found_rows))
+        index = report.render_index("memsim demo", links, findings=found_rows, workload=workload)
+        outputs.write_text(out / "index.html", index)
         written = outputs.paths
     say()
     if verbose:
@@ -200,8 +221,9 @@ def _bench_lines(agg: list[dict[str, Any]]) -> list[str]:
 
 def _headline_line(h: Any) -> str:
     claims = "no claims"
+    where = "upstream's design" if h.upstream else "the design as written"
     if h.claims and h.as_expected:
-        claims = f"{h.claims} claims, every direction as expected"
+        claims = f"{h.reproduced} of {h.claims} failure modes reproduced on {where}, every fix held"
     elif h.claims:
         verdicts = ", ".join(f"{ok}/{total} {what}" for what, ok, total in h.verdicts if total)
         claims = f"{h.claims} claims NOT all as expected ({verdicts})"
@@ -210,4 +232,8 @@ def _headline_line(h: Any) -> str:
         line += f"; recall {h.recall_text()}"
     if h.tokens is not None:
         line += f"; {h.tokens:,.0f} tokens/request"
+    if h.cost_run is not None:
+        line += f"; ${h.cost_run:,.2f}/run"
+    if h.hit_ratio is not None:
+        line += f", cache hit ratio {h.hit_ratio:.3f}"
     return line

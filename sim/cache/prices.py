@@ -5,7 +5,7 @@ of one uncached input token (``uncached + read_multiplier * read + write_multipl
 move when a list price changes. *Dollars* are the equivalents times the model's input list price
 (``--price`` overrides it, in USD per million input tokens).
 
-Sources (read 2026-12-02, through the ``search`` tool's stored copies of the providers' own pages):
+Sources (the providers' own pages, read 2026-12-02):
 
 * Anthropic, https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing"): Claude Opus 4.8
   base input $5 / MTok, 5m cache writes $6.25 / MTok (1.25x), 1h cache writes $10 / MTok (2x), cache hits

@@ -182,6 +182,10 @@ def count_instances(kind: str, path: str, *, progress: bool = False) -> int:
     import sys
 
     if not (progress and sys.stderr.isatty()):
+        if progress:
+            from sim.progress import phase
+
+            phase(f"reading {Path(path).name}")
         return sum(1 for _ in _iter_instances(kind, path))
     from rich.console import Console
 

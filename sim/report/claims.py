@@ -213,6 +213,7 @@ def context(doc: dict[str, Any]) -> dict[str, Any]:
         "doc": doc,
         "version": str(doc.get("memsim_version", "")),
         "profile": str(doc.get("profile", "")),
+        "exhaustive": str(doc.get("exhaustive") or ""),
         "seed": doc.get("seed", ""),
         "rows": rows,
         "by_system": by_system,
