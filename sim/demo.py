@@ -135,12 +135,13 @@ def run(
         outputs.write_text(out / "claims.html", report.render_claims(doc))
         links.append(("claims ledger", "claims.html", head))
 
-        from sim.bench.describe import describe
+        from sim.bench.describe import describe, summary_lines
         from sim.cache import parse_provider
 
         phase(f"demo 3/4: the context-budget benchmark (priced as {PROVIDER})")
         priced_by = parse_provider(PROVIDER)
-        tasks = bench.tasks_for(bench.parse_designs(None), list(WINDOWS), bench_seeds, bench_steps, priced_by)
+        designs_all = bench.parse_designs(None)
+        tasks = bench.tasks_for(designs_all, list(WINDOWS), bench_seeds, bench_steps, provider=priced_by)
         bench_rows = bench.run_sweep(tasks, workers=workers, progress=True)
         bench.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True)
         agg = bench.aggregate(bench_rows)
@@ -151,7 +152,7 @@ def run(
         )
         workload = describe(bench_rows)
         say(f"  {workload} (not the workload of `memsim bench`, whose default draws 120–200 load steps)")
-        for line in _bench_lines(agg):
+        for line in summary_lines(agg):
             say("  " + line)
         if verbose:
             console.print(bench.render(agg))
@@ -188,35 +189,6 @@ def run(
         )
     say(f"report: {out / 'index.html'}")  # last: the page that links the others
     return all(r.as_expected for r in rows)
-
-
-def _bench_lines(agg: list[dict[str, Any]]) -> list[str]:
-    """Per window: recall of each design (the oracle last), overflow and liveness; then a caution when
-    the seeds are too few to conclude."""
-    from sim.bench.stats import MIN_SEEDS
-
-    out = []
-    for b in sorted({int(a["budget"]) for a in agg}):
-        at = sorted(
-            (a for a in agg if int(a["budget"]) == b), key=lambda a: (a["design"] == "oracle", a["design"])
-        )
-        recall = ", ".join(f"{a['design']} {a['recall']:.3f}" for a in at if a.get("recall") is not None)
-        line = f"window {b:,}: recall {recall}"
-        over = [f"{a['design']} {a['over_window_sum']:,}" for a in at if a.get("over_window_sum")]
-        if over:
-            line += f"; requests over the window: {', '.join(over)}"
-        dead = [str(a["design"]) for a in at if not a.get("live")]
-        if dead:
-            line += f"; not live: {', '.join(dead)}"
-        out.append(line)
-    seeds = max((int(a.get("seeds") or 0) for a in agg), default=0)
-    if seeds < MIN_SEEDS:
-        out.append(
-            f"{seeds} seeds: too few to conclude which design recalls more (the page says so per cell)"
-        )
-    else:
-        out.append("95% bootstrap intervals over seeds, and which differences the seeds resolve: on the page")
-    return out
 
 
 def _headline_line(h: Any) -> str:

@@ -286,7 +286,7 @@ def render_table(rows: list[Row]) -> Any:
 
     t = Table(title="memsim claims ledger", show_lines=False, expand=False)
     for col in ("claim", "records", "statement", "faithful (must fail)", "fixed (must hold)",
-                "off (must fail)", "combined (must hold)", "s"):  # fmt: skip
+                "off (must fail)", "combined (must hold)", "seconds"):  # fmt: skip
         t.add_column(col, overflow="fold")
     for r in rows:
         cells: list[Any] = [Text(r.claim), Text(", ".join(r.records)), Text(r.statement)]

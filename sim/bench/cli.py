@@ -137,7 +137,13 @@ def run_cli(
     )
     with outputs.transaction():
         paths = write_outputs(rows, out, plots, outputs=outputs, html=html, workers=workers)
-    report_console(240).print(render(aggregate(rows), workload=workload.name if workload else None))
+    from sim.bench.describe import describe, summary_lines
+
+    agg = aggregate(rows)
+    print(f"memsim bench: {len(rows):,} cells on the {describe(rows, workload.name if workload else None)}")
+    for line in summary_lines(agg):  # the summary before the long tables
+        print("  " + line)
+    report_console(240).print(render(agg, workload=workload.name if workload else None))
     for p in paths:
         print(f"wrote {p}")
     return rows

@@ -62,3 +62,40 @@ CALM_TAIL = (
     "the calm tail: short observations with no facts or probes after the load, a tenth of the load steps "
     "(at least 10), to check every design stays live once the pressure drops"
 )
+
+
+def summary_lines(agg: list[dict[str, Any]]) -> list[str]:
+    """Per window: recall of each design (the oracle last), overflow and liveness; then a caution when
+    the seeds are too few to conclude."""
+    from sim.bench.stats import MIN_SEEDS
+
+    out = []
+    for b in sorted({int(a["budget"]) for a in agg}):
+        at = sorted(
+            (a for a in agg if int(a["budget"]) == b), key=lambda a: (a["design"] == "oracle", a["design"])
+        )
+        recall = ", ".join(f"{a['design']} {a['recall']:.3f}" for a in at if a.get("recall") is not None)
+        line = f"window {b:,}: recall {recall}"
+        over = [f"{a['design']} {a['over_window_sum']:,}" for a in at if a.get("over_window_sum")]
+        if over:
+            line += f"; requests over the window: {', '.join(over)}"
+        dead = [str(a["design"]) for a in at if not a.get("live")]
+        if dead:
+            line += f"; not live: {', '.join(dead)}"
+        cost = [
+            f"{a['design']} ${a['cost_usd_run']:,.2f} (cache hit {a.get('cache_hit_ratio') or 0:.3f})"
+            for a in at
+            if a.get("cost_usd_run") is not None and a["design"] != "oracle"
+        ]
+        if cost:
+            line += f"; per run: {', '.join(cost)}"
+        out.append(line)
+    seeds = max((int(a.get("seeds") or 0) for a in agg), default=0)
+    if seeds < MIN_SEEDS:
+        out.append(
+            f"{seeds} seed{'' if seeds == 1 else 's'}: too few to conclude which design recalls more "
+            "(the page says so per cell)"
+        )
+    else:
+        out.append("95% bootstrap intervals over seeds, and which differences the seeds resolve: on the page")
+    return out

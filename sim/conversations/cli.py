@@ -51,7 +51,16 @@ def run_conversation_cli(
         paths = write_outputs(
             rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots
         )
-    report_console(240).print(render(aggregate(rows)))
+    agg = aggregate(rows)
+    n = len({(r["instance"], r["question_id"]) for r in rows})
+    b = max(budgets)
+    recall = ", ".join(
+        f"{a['design']} {a['evidence_recall_turn']:.3f}"
+        for a in agg
+        if a["budget"] == b and a["question_type"] == "all" and a["evidence_recall_turn"] is not None
+    )
+    print(f"memsim bench: {n:,} questions of {kind}:{Path(path).name}; turn recall at {b:,} tokens: {recall}")
+    report_console(240).print(render(agg))
     for p in paths:
         print(f"wrote {p}")
     return rows

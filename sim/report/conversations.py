@@ -15,12 +15,37 @@ from sim.report.templating import render
 MAX_DRILL_ROWS = 2_000
 #: The most windows drawn as a bar chart of recall by question type (the smallest and largest beyond).
 MAX_TYPE_CHARTS = 4
-BAR_W, BAR_H = 540, 250
-BAR_LEFT, BAR_RIGHT, BAR_TOP, BAR_BOTTOM = 48, 118, 14, 58
+BAR_W, BAR_H = 540, 300
+BAR_LEFT, BAR_RIGHT, BAR_TOP, BAR_BOTTOM = 48, 118, 14, 108
+#: The question-type labels under the bars are turned this many degrees (they would overlap level).
+LABEL_ANGLE = -35
+#: The drill-down shows this much of a question's text (its full text on hover and in questions.csv).
+QUESTION_CHARS = 80
 
 
 def _f(x: float) -> str:
     return f"{x:.1f}"
+
+
+def distinct_colours(designs: list[str]) -> dict[str, str]:
+    """Each label's colour (:func:`sim.bench.plots.colour`), except that a variant whose design is also
+    on the page gets its colour mixed halfway with white: bars cannot be dashed, so ``pager`` and
+    ``pager:fixed`` would otherwise look the same."""
+    from sim.bench.plots import colour
+
+    out: dict[str, str] = {}
+    for d in designs:
+        c = colour(d)
+        if c in out.values():
+            r, g, b = (int(c[i : i + 2], 16) for i in (1, 3, 5))
+            c = "#{:02x}{:02x}{:02x}".format(*((v + 255 + 1) // 2 for v in (r, g, b)))
+        out[d] = c
+    return out
+
+
+def _question_text(text: Any) -> str:
+    t = " ".join(str(text or "").split())
+    return t if len(t) <= QUESTION_CHARS else t[: QUESTION_CHARS - 1] + "…"
 
 
 def type_chart(
@@ -35,6 +60,7 @@ def type_chart(
     bar = max(1.0, min(14.0, slot * 0.8 / max(1, len(designs))))
     bottom = BAR_TOP + plot_h
     series = []
+    counts = {t: max((int(a["questions"]) for (_, t2), a in by.items() if t2 == t), default=0) for t in types}
     for k, d in enumerate(designs):
         bars = []
         for i, t in enumerate(types):
@@ -44,7 +70,7 @@ def type_chart(
             v = a["evidence_recall_turn"]
             x = BAR_LEFT + slot * i + (slot - bar * len(designs)) / 2 + bar * k
             h = plot_h * float(v)
-            title = f"{d} · {t} · window {budget:,}: {v} ({a['questions']} questions)"
+            title = f"{d} · {t} · window {budget:,}: {float(v):.3f} ({a['questions']:,} questions)"
             bars.append({"x": _f(x), "y": _f(bottom - h), "w": _f(bar - 1), "h": _f(h), "title": title})
         series.append({"design": d, "colour": colour[d], "bars": bars, "label_y": _f(BAR_TOP + 12 + 13 * k)})
     return {
@@ -57,7 +83,8 @@ def type_chart(
         "top": BAR_TOP,
         "bottom": bottom,
         "y_ticks": [(_f(bottom - plot_h * v), f"{v:g}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)],
-        "x_ticks": [(_f(BAR_LEFT + slot * (i + 0.5)), t) for i, t in enumerate(types)],
+        "x_ticks": [(_f(BAR_LEFT + slot * (i + 0.5)), f"{t} (n={counts[t]:,})") for i, t in enumerate(types)],
+        "angle": LABEL_ANGLE,
         "series": series,
     }
 
@@ -65,11 +92,10 @@ def type_chart(
 def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], *, title: str = "") -> str:
     """The page of a conversation sweep's question *rows* and their aggregate *agg*."""
     from sim import __version__
-    from sim.bench.plots import colour
     from sim.report.bench import BenchPage, _chart
 
     designs = list(dict.fromkeys(str(r["design"]) for r in rows))
-    colour_of = {d: colour(d) for d in designs}
+    colour_of = distinct_colours(designs)
     budgets = sorted({int(r["budget"]) for r in rows})
     overall = [a for a in agg if a["question_type"] == "all"]
     types = sorted({str(a["question_type"]) for a in agg if a["question_type"] != "all"})
@@ -113,14 +139,14 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         lost = json.loads(r["lost"])
         if not lost and not r["over_window"]:
             continue
-        drill.append({**r, "lost_list": lost})
+        drill.append({**r, "lost_list": lost, "question_short": _question_text(r.get("question"))})
         if len(drill) >= MAX_DRILL_ROWS:
             break
     return render(
         "conversations.html.j2",
         version=__version__,
         title=title,
-        designs=[(d, colour(d)) for d in designs],
+        designs=[(d, colour_of[d]) for d in designs],
         colour=colours,
         type_charts=type_charts,
         budgets=budgets,
@@ -167,8 +193,10 @@ def render_conversations_dir(out_dir: Path) -> str:
     try:
         conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         try:
-            cur = conn.execute(f"SELECT {', '.join(QUESTION_COLUMNS)} FROM questions")
-            rows = [dict(zip(QUESTION_COLUMNS, r)) for r in cur]
+            have = {c[1] for c in conn.execute("PRAGMA table_info(questions)")}
+            cols = [c for c in QUESTION_COLUMNS if c in have]  # an older file has no question text
+            cur = conn.execute(f"SELECT {', '.join(cols)} FROM questions")
+            rows = [dict(zip(cols, r)) for r in cur]
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:

@@ -8,8 +8,17 @@ headline window (when the benchmark priced its requests with a provider).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
+
+
+def first_sentence(statement: str) -> str:
+    """A claim statement's first sentence (its failure mode; the property that follows is on the claims
+    page): up to the first full stop followed by a space and a capital, or ``Property:``."""
+    text = " ".join(statement.split()).split(" Property:")[0]
+    m = re.search(r"[.!?](?=\s+[A-Z(])", text)
+    return text[: m.end()] if m else text
 
 
 def _mean(values: list[float]) -> float | None:
@@ -58,4 +67,4 @@ def reproduced_tile(found: list[Any]) -> tuple[str, str, str] | None:
     if not total:
         return None
     where = "upstream's designs" if all(h.upstream for h in found if h.modes) else "the designs"
-    return (f"{n}", f"failure modes reproduced on {where} (of {total} claimed; each fix checked too)", "bad")
+    return (f"{n}", f"failure modes reproduced on {where} (of {total} claimed; each fix checked too)", "")

@@ -140,6 +140,8 @@ def render_index(
     from sim import __version__
     from sim.report.templating import render
 
+    from sim.report.findings import first_sentence
+
     window = next((h.window for h in findings or [] if h.window is not None), None)
     seeds = max((h.recall.n for h in findings or [] if h.recall is not None), default=0)
     tiles: list[tuple[str, ...]] = []
@@ -177,4 +179,5 @@ def render_index(
         version=__version__,
         workload=workload,
         priced=next((h.provider for h in findings or [] if h.provider), ""),
+        first_sentence=first_sentence,
     )
