@@ -138,9 +138,8 @@ def render_index(
     code). *claims_href* and *bench_href* are where the findings link their evidence; *workload* names the
     benchmark's workload (:func:`sim.bench.describe.describe`)."""
     from sim import __version__
-    from sim.report.templating import render
-
     from sim.report.findings import first_sentence
+    from sim.report.templating import render
 
     window = next((h.window for h in findings or [] if h.window is not None), None)
     seeds = max((h.recall.n for h in findings or [] if h.recall is not None), default=0)
