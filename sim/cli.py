@@ -549,7 +549,10 @@ def report(
     output: Annotated[
         Path | None,
         typer.Option(
-            "-o", "--output", metavar="FILE.html", help="Where to write the page (default: INPUT with .html)."
+            "-o",
+            "--output",
+            metavar="FILE.html",
+            help="Where to write the page (default: INPUT with .html; for a directory, DIR/index.html).",
         ),
     ] = None,
 ) -> None:
@@ -584,7 +587,9 @@ def new_design(
     from sim.newdesign import create
 
     target = create(name, path)
-    typer.echo(f"created {target}; install it with: pip install -e {target}")
+    typer.echo(
+        f'created {target}; install it (with pytest, for its tests) with: pip install -e "{target}[test]"'
+    )
 
 
 @workload_app.command("synth")
@@ -593,8 +598,14 @@ def workload_synth(
     kind: Annotated[str, typer.Argument(metavar="longmemeval|locomo", help="The format to write.")],
     out: Annotated[Path, typer.Option(metavar="FILE", help="The file to write (atomically).")],
     instances: Annotated[
-        int, typer.Option(metavar="N", min=1, max=100_000, help="Instances (LoCoMo: conversations).")
-    ] = 500,
+        int,
+        typer.Option(
+            metavar="N",
+            min=1,
+            max=100_000,
+            help="Instances (LoCoMo: conversations); the default is about a minute of `memsim bench` work.",
+        ),
+    ] = 120,
     sessions: Annotated[
         int,
         typer.Option(
