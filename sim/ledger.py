@@ -250,9 +250,10 @@ def headline(rows: list[Row], profile: str, seed: int, exhaustive: str | None = 
     parts[0] = f"{len(rows)} claim{'' if len(rows) == 1 else 's'}: {parts[0]}"
     if counter:
         parts.append(f"{n_cf}/{len(counter)} on counterfactual designs")
+    fixed, off = sum(r.ok(cl.FIXED) for r in rows), sum(r.ok(cl.OFF) for r in rows)
     parts += [
-        f"{sum(r.ok(cl.FIXED) for r in rows)} fixed variants held",
-        f"{sum(r.ok(cl.OFF) for r in rows)} off switches rejected",
+        f"{fixed} fixed variant{'' if fixed == 1 else 's'} held",
+        f"{off} off switch{'' if off == 1 else 'es'} rejected",
         f"{sum(r.ok(cl.COMBINED) for r in rows)} held with all of their design's fixes on",
     ]
     if exhaustive is not None:

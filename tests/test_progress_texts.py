@@ -83,7 +83,9 @@ def test_workload_synth_states_size_and_time_first_and_defaults_to_about_a_minut
     out = tmp_path / "lme.json"
     assert _run(["workload", "synth", "longmemeval", "--out", str(out), "--instances", "3"]) == 0
     cap = capsys.readouterr()
-    said = re.search(r"workload synth: 3 longmemeval instances .* about ([\d.]+) MB; .* about (\d+) s", cap.err)
+    said = re.search(
+        r"workload synth: 3 longmemeval instances .* about ([\d.]+) MB; .* about (\d+) s", cap.err
+    )
     assert said is not None
     assert abs(float(said.group(1)) * 1e6 - out.stat().st_size) < 0.1 * out.stat().st_size
     assert _run(["workload", "synth", "--help"]) == 0

@@ -74,12 +74,16 @@ def test_every_bench_page_and_summary_names_its_workload_and_steps_read_as_a_ran
     assert span([132, 176, 220]) == "132–220" and span([70, 70]) == "70"
     rows = bench.run_sweep(bench.tasks_for(["oracle"], [4000], 2, 30), progress=False)
     text = describe(rows)
-    assert text == "seeded synthetic workload (seeds 0–1): 30 load steps + a 10-step calm tail (40 steps per cell)"
+    assert (
+        text
+        == "seeded synthetic workload (seeds 0–1): 30 load steps + a 10-step calm tail (40 steps per cell)"
+    )
     page = render_bench_rows(rows, bench.aggregate(rows), {})
     assert text in page and "the calm tail: short observations" in page
     assert not re.search(r"\d/\d+ steps", page)
     drawn = [dict(r, drawn=json.dumps({"steps": s, "calm_steps": s // 10})) for r, s in zip(rows, (120, 200))]
-    assert "120–200 load steps (drawn per seed)" in describe(drawn) and "132–220 steps per cell" in describe(drawn)
+    assert "120–200 load steps (drawn per seed)" in describe(drawn)
+    assert "132–220 steps per cell" in describe(drawn)
     assert summary_lines(bench.aggregate(rows))[-1].startswith("2 seeds: too few")
 
 
@@ -161,7 +165,9 @@ def test_the_conversation_page_reads_like_the_other_tables() -> None:
         parse_designs("nemsy,nemsy:fixed"), [1000], "longmemeval", str(sample_path(EXAMPLE_SAMPLE))
     )
     page = render_conversations(rows, aggregate(rows))
-    labels = re.findall(r'<text class="type-label"[^>]*transform="rotate\((-?\d+) [^"]*">([^<]+)</text>', page)
+    labels = re.findall(
+        r'<text class="type-label"[^>]*transform="rotate\((-?\d+) [^"]*">([^<]+)</text>', page
+    )
     assert labels and all(int(a) < 0 for a, _ in labels)
     assert all(re.search(r" \(n=\d+\)$", t) for _, t in labels)
     questions = re.findall(r'<td class="question" title="[^"]*">([^<]*)</td>', page)

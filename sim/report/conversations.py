@@ -5,6 +5,7 @@ Self-contained (inline CSS and SVG, no script or network), every value escaped b
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,10 @@ from sim.report.templating import render
 MAX_DRILL_ROWS = 2_000
 #: The most windows drawn as a bar chart of recall by question type (the smallest and largest beyond).
 MAX_TYPE_CHARTS = 4
-BAR_W, BAR_H = 540, 300
-BAR_LEFT, BAR_RIGHT, BAR_TOP, BAR_BOTTOM = 48, 118, 14, 108
+BAR_W, BAR_H = 540, 250
+BAR_LEFT, BAR_RIGHT, BAR_TOP, BAR_BOTTOM = 48, 118, 14, 58
+#: Average width of a label character (11 px text) and the room under the turned labels for the axis title.
+CHAR_W, TITLE_ROOM = 6.2, 26
 #: The question-type labels under the bars are turned this many degrees (they would overlap level).
 LABEL_ANGLE = -35
 #: The drill-down shows this much of a question's text (its full text on hover and in questions.csv).
@@ -60,6 +63,8 @@ def type_chart(
     bar = max(1.0, min(14.0, slot * 0.8 / max(1, len(designs))))
     bottom = BAR_TOP + plot_h
     series = []
+    longest = max((len(f"{t} (n=000)") for t in types), default=0)  # the turned labels' depth below the axis
+    drop = longest * CHAR_W * abs(math.sin(math.radians(LABEL_ANGLE)))
     counts = {t: max((int(a["questions"]) for (_, t2), a in by.items() if t2 == t), default=0) for t in types}
     for k, d in enumerate(designs):
         bars = []
@@ -77,7 +82,7 @@ def type_chart(
         "title": f"turn-level evidence recall by question type, window {budget:,} tokens",
         "budget": budget,
         "width": BAR_W,
-        "height": BAR_H,
+        "height": round(bottom + 14 + drop + TITLE_ROOM),
         "left": BAR_LEFT,
         "right": BAR_W - BAR_RIGHT,
         "top": BAR_TOP,
