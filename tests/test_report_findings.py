@@ -90,15 +90,22 @@ def test_every_bench_page_and_summary_names_its_workload_and_steps_read_as_a_ran
 def test_the_claims_page_is_short_collapsible_and_states_each_claim() -> None:
     """Item 6: a statement column, a labelled seconds column, each claim's details behind <details>, and
     "exhaustive" after an exhaustive run."""
+    from html import unescape
+
+    from sim.report.findings import headline
+
     doc = _doc()
     page = render_claims(doc)
     verdicts = page.split('id="verdicts"')[1].split("</table>")[0]
     for c in cl.registry(DESIGN).values():
-        row = verdicts.split(f'data-claim="{c.id}"')[1].split("</tr>")[0]
-        assert f'<td class="statement">{c.statement}' in row.replace("&#39;", "'").replace("&amp;", "&")
+        row = unescape(verdicts.split(f'data-claim="{c.id}"')[1].split("</tr>")[0])
+        lead = headline(c.statement)
+        assert f'<td class="statement" title="{c.statement}">{lead}</td>' in row
+        assert len(lead) >= 24 and c.statement.startswith(lead)
     assert ">seconds</th>" in verdicts and ">s</th>" not in verdicts
     sections = page.count('<section class="claim')
     assert sections == len(cl.registry(DESIGN)) == page.count("<details><summary><h3>")
+    assert page.count('<details class="system-claims">') == 1  # every claim closed by default
     assert "profile · seed 0" in page and "exhaustive within" not in page
     exhaustive = render_claims(_doc(exhaustive="declared scopes"))
     assert "exhaustive within declared scopes" in exhaustive and "quick profile ·" not in exhaustive

@@ -182,11 +182,12 @@ def count_instances(kind: str, path: str, *, progress: bool = False) -> int:
     import sys
 
     if not (progress and sys.stderr.isatty()):
-        if progress:
+        n = sum(1 for _ in _iter_instances(kind, path))
+        if progress:  # after the file is read whole: a bad file stays one error line
             from sim.progress import phase
 
-            phase(f"reading {Path(path).name}")
-        return sum(1 for _ in _iter_instances(kind, path))
+            phase(f"read {Path(path).name}: {n:,} instances")
+        return n
     from rich.console import Console
 
     n = 0

@@ -21,6 +21,19 @@ def first_sentence(statement: str) -> str:
     return text[: m.end()] if m else text
 
 
+def headline(statement: str, shortest: int = 24) -> str:
+    """A statement's lead: its first sentence up to the first colon outside parentheses (the failure mode
+    without its mechanism), or the whole first sentence when that lead would be under *shortest*
+    characters."""
+    text = first_sentence(statement)
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]")
+        if ch == ":" and depth == 0 and text[i + 1 : i + 2] == " " and i >= shortest:
+            return text[:i]
+    return text
+
+
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
