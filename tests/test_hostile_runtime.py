@@ -486,9 +486,10 @@ def test_no_hypothesis_directory_in_cwd(box: Sandbox, args: list[str]) -> None:
     assert outside(changed(before, box.snapshot()), "work/demo", "home/.cache/memsim", *mpl) == set()
 
 
-def test_no_progress_output_when_stderr_is_not_a_terminal(box: Sandbox) -> None:
+def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(box: Sandbox) -> None:
     """With stderr a pipe, a long run, a claim run and a bench run print no progress bar, no carriage
-    return, no escape sequence and no blank line on stderr: only their named output lines."""
+    return, no escape sequence and no blank line on stderr: only their named output lines and plain
+    progress lines (``memsim: claims: 1 to run``)."""
     runs = [
         box.run("run", "toy.py", "--param", "steps=20000", "--out", "o"),
         box.run("claims", "--claim", SUFFIX_CLAIM, "--profile", "quick", "--json", "c.json"),
@@ -498,7 +499,9 @@ def test_no_progress_output_when_stderr_is_not_a_terminal(box: Sandbox) -> None:
     for run in runs:
         assert run.code == 0, run
         assert "\r" not in run.err and "\x1b" not in run.err and "\n\n" not in run.err, run.err
-        assert all(line.startswith(("trace: ", "wrote ")) for line in run.err.splitlines()), run.err
+        assert all(line.startswith(("trace: ", "wrote ", "memsim: ")) for line in run.err.splitlines()), run.err
+        assert "memsim: error" not in run.err
+    assert "memsim: claims: 1 to run" in runs[1].err and "memsim: bench: 5 to run" in runs[2].err
 
 
 # -- stdout that cannot take the report ----------------------------------------------------------------
