@@ -195,7 +195,9 @@ def _headline_line(h: Any) -> str:
     claims = "no claims"
     where = "upstream's design" if h.upstream else "the design as written"
     if h.claims and h.as_expected:
-        claims = f"{h.reproduced} of {h.claims} failure modes reproduced on {where}, every fix held"
+        cf = sum(1 for m in h.modes if m[3])
+        also = f" ({cf} more on counterfactual designs)" if cf else ""
+        claims = f"{h.reproduced} of {h.claims} failure modes reproduced on {where}{also}, every fix held"
     elif h.claims:
         verdicts = ", ".join(f"{ok}/{total} {what}" for what, ok, total in h.verdicts if total)
         claims = f"{h.claims} claims NOT all as expected ({verdicts})"
