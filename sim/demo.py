@@ -90,7 +90,7 @@ def run(
     def say(text: str = "", *, full: bool = False) -> None:
         """Print a plain line (no markup); *full*: only with ``verbose``."""
         if verbose or not full:
-            console.print(text, markup=False, highlight=False)
+            console.print(text, markup=False, highlight=False, soft_wrap=True)  # one line per line
 
     outputs = Outputs()
     out = outputs.dir(out) if out is not None else Path(tempfile.mkdtemp(prefix="memsim-demo-"))
