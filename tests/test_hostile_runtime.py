@@ -499,7 +499,8 @@ def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(box: Sandbox) -> 
     for run in runs:
         assert run.code == 0, run
         assert "\r" not in run.err and "\x1b" not in run.err and "\n\n" not in run.err, run.err
-        assert all(line.startswith(("trace: ", "wrote ", "memsim: ")) for line in run.err.splitlines()), run.err
+        named = ("trace: ", "wrote ", "memsim: ")
+        assert all(line.startswith(named) for line in run.err.splitlines()), run.err
         assert "memsim: error" not in run.err
     assert "memsim: claims: 1 to run" in runs[1].err and "memsim: bench: 5 to run" in runs[2].err
 
