@@ -159,8 +159,14 @@ def run_cli(
         paths = write_outputs(
             rows, out, plots, outputs=outputs, html=html, workers=workers, provenance=record
         )
+    from sim.bench.describe import describe, summary_lines
+
+    agg = aggregate(rows)
+    print(f"memsim bench: {len(rows):,} cells on the {describe(rows, workload.name if workload else None)}")
+    for line in summary_lines(agg):  # the summary before the long tables
+        print("  " + line)
     console = report_console(240)
-    console.print(render(aggregate(rows), workload=workload.name if workload else None))
+    console.print(render(agg, workload=workload.name if workload else None))
     if cache is not None:  # the price basis beside the cost table (sim.cache.prices.basis)
         from rich.markup import escape
 

@@ -173,10 +173,6 @@ def _parse_param(values: list[str]) -> dict[str, Any]:
     return out
 
 
-def _is_tty() -> bool:
-    return sys.stderr.isatty()
-
-
 # -- run --------------------------------------------------------------------------------------------
 @app.command()
 @_command
@@ -249,7 +245,7 @@ def run(
     with outputs.transaction():
         from sim.progress import run_progress
 
-        with run_progress(scen.name, enabled=_is_tty()) as hook:
+        with run_progress(scen.name, enabled=True) as hook:
             plan_root = (out_dir / f"{scen.name}-root") if out_dir is not None else None
             result = sc.run_plan(plan, trace_path=trace_path, root=plan_root, outputs=outputs, progress=hook)
         if html and trace_path is not None:
@@ -320,7 +316,7 @@ def claims(
     ok = run_claims(
         system=system, profile=profile, claim=claim, json_out=json_out, markdown=markdown, save=save,
         html=html, seed=seed, workers=workers, exhaustive=exhaustive, scope=scope, resume=resume,
-        executor=executor, progress=_is_tty(),
+        executor=executor, progress=True,
     )  # fmt: skip
     if not ok:
         raise VerdictFailed()
@@ -499,7 +495,7 @@ def bench(
     run_cli(
         designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,
         workers=workers, executor=executor, scheduler=scheduler, out=out, plots=plots, html=html,
-        progress=_is_tty(), provider=provider, cache_ttl=cache_ttl, price=price, model=model,
+        progress=True, provider=provider, cache_ttl=cache_ttl, price=price, model=model,
     )  # fmt: skip
 
 
@@ -540,7 +536,10 @@ def report(
     output: Annotated[
         Path | None,
         typer.Option(
-            "-o", "--output", metavar="FILE.html", help="Where to write the page (default: INPUT with .html)."
+            "-o",
+            "--output",
+            metavar="FILE.html",
+            help="Where to write the page (default: INPUT with .html; for a directory, DIR/index.html).",
         ),
     ] = None,
 ) -> None:
@@ -580,7 +579,9 @@ def new_design(
     from sim.newdesign import create
 
     target = create(name, path)
-    typer.echo(f"created {target}; install it with: pip install -e {target}")
+    typer.echo(
+        f'created {target}; install it (with pytest, for its tests) with: pip install -e "{target}[test]"'
+    )
 
 
 @workload_app.command("synth")
@@ -589,8 +590,14 @@ def workload_synth(
     kind: Annotated[str, typer.Argument(metavar="longmemeval|locomo", help="The format to write.")],
     out: Annotated[Path, typer.Option(metavar="FILE", help="The file to write (atomically).")],
     instances: Annotated[
-        int, typer.Option(metavar="N", min=1, max=100_000, help="Instances (LoCoMo: conversations).")
-    ] = 500,
+        int,
+        typer.Option(
+            metavar="N",
+            min=1,
+            max=100_000,
+            help="Instances (LoCoMo: conversations); the default is about a minute of `memsim bench` work.",
+        ),
+    ] = 120,
     sessions: Annotated[
         int,
         typer.Option(
@@ -607,7 +614,7 @@ def workload_synth(
     from sim.conversations.synth import run_cli as synth
 
     target, size = synth(
-        kind=kind, instances=instances, sessions=sessions, turns=turns, seed=seed, out=out, progress=_is_tty()
+        kind=kind, instances=instances, sessions=sessions, turns=turns, seed=seed, out=out, progress=True
     )
     typer.echo(f"wrote {target} ({instances:,} {kind} instances, {size:,} bytes)")
 

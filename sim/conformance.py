@@ -142,6 +142,12 @@ def check_claims(design: str, profile: str = "ci") -> list[str]:
     problems = []
     for claim in cl.registry(design).values():
         for direction in cl.DIRECTIONS:
-            if not search.run_direction(claim, direction, profile).passed:
-                problems.append(f"{claim.id}: the {direction} direction is not as expected")
+            o = search.run_direction(claim, direction, profile)
+            if o.passed:
+                continue
+            if cl.EXPECT_HOLDS[direction]:  # a fix that fails: the example it fails on, and why
+                why = f"fails on {o.summary}" + (f" ({o.detail})" if o.detail else "")
+            else:
+                why = f"found no counterexample in {o.examples} examples"
+            problems.append(f"{claim.id}: the {direction} direction is not as expected: it {why}")
     return problems

@@ -66,10 +66,19 @@ def run_conversation_cli(
             rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots,
             provenance=record, costs=costs, provider=meta,
         )  # fmt: skip
-    console = report_console(240)
     from sim.conversations.retrieval import aggregate_into
 
-    console.print(render(aggregate_into(aggregate(rows), rows)))
+    agg = aggregate_into(aggregate(rows), rows)
+    n = len({(r["instance"], r["question_id"]) for r in rows})
+    b = max(budgets)
+    recall = ", ".join(
+        f"{a['design']} {a['evidence_recall_turn']:.3f}"
+        for a in agg
+        if a["budget"] == b and a["question_type"] == "all" and a["evidence_recall_turn"] is not None
+    )
+    print(f"memsim bench: {n:,} questions of {kind}:{Path(path).name}; turn recall at {b:,} tokens: {recall}")
+    console = report_console(240)
+    console.print(render(agg))
     if meta is not None:
         from sim.cache.prices import basis
         from sim.conversations import cost

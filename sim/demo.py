@@ -26,6 +26,9 @@ from rich.console import Console
 #: The benchmark window the index and the summary quote recall and tokens at (the sweep's middle one).
 WINDOWS = (8000, 32000, 128000)
 HEADLINE_WINDOW = 32000
+#: The provider whose prompt cache and list price the demo's benchmark prices every request with (it adds
+#: about a second to the sweep; ``memsim bench --provider`` for another).
+PROVIDER = "anthropic"
 
 
 def _conversation_bench(
@@ -98,11 +101,14 @@ def run(
     def say(text: str = "", *, full: bool = False) -> None:
         """Print a plain line (no markup); *full*: only with ``verbose``."""
         if verbose or not full:
-            console.print(text, markup=False, highlight=False)
+            console.print(text, markup=False, highlight=False, soft_wrap=True)  # one line per line
 
     outputs = Outputs()
     out = outputs.dir(out) if out is not None else Path(tempfile.mkdtemp(prefix="memsim-demo-"))
     say(f"memsim demo: outputs in {out}")
+    from sim.progress import phase
+
+    phase("demo 1/4: each design's scenario")
     workers = min(2, os.cpu_count() or 1)
     links: list[tuple[str, str, str]] = []
     runs: dict[str, list[tuple[str, str]]] = {}
@@ -126,7 +132,8 @@ def run(
             links.append((f"scenario {name}", f"traces/{name}.html", f"{s.system}: {s.title}"))
             runs.setdefault(s.system, []).append((name, f"traces/{name}.html"))
 
-        results = ledger.run_all(profile=claims_profile, workers=workers, progress=False)
+        phase(f"demo 2/4: the claims ledger ({claims_profile} profile)")
+        results = ledger.run_all(profile=claims_profile, workers=workers, progress=True)
         rows = [r for r, _ in results]
         head = ledger.headline(rows, claims_profile, 0)
         say(f"\nclaims ledger (every failure mode, four directions) -> claims.html\n  {head}")
@@ -139,12 +146,18 @@ def run(
         outputs.write_text(out / "claims.html", report.render_claims(doc))
         links.append(("claims ledger", "claims.html", head))
 
-        tasks = bench.tasks_for(bench.parse_designs(None), list(WINDOWS), bench_seeds, bench_steps)
-        bench_rows = bench.run_sweep(tasks, workers=workers, progress=False)
+        from sim.bench.describe import describe, summary_lines
+        from sim.cache import parse_provider
         from sim.provenance import collect
 
+        phase(f"demo 3/4: the context-budget benchmark (priced as {PROVIDER})")
+        priced_by = parse_provider(PROVIDER)
+        designs_all = bench.parse_designs(None)
+        tasks = bench.tasks_for(designs_all, list(WINDOWS), bench_seeds, bench_steps, provider=priced_by)
+        bench_rows = bench.run_sweep(tasks, workers=workers, progress=True)
         settings = {"benchmark": "fact-token", "designs": sorted({t.design for t in tasks}),
-                    "budgets": list(WINDOWS), "seeds": bench_seeds, "steps": bench_steps}  # fmt: skip
+                    "budgets": list(WINDOWS), "seeds": bench_seeds, "steps": bench_steps,
+                    "provider": priced_by.meta() if priced_by is not None else None}  # fmt: skip
         record = collect(input_path=None, input_format=None, settings=settings)
         bench_outputs.write_outputs(bench_rows, out / "bench", outputs=outputs, html=True, provenance=record)
         agg = bench.aggregate(bench_rows)
@@ -153,24 +166,33 @@ def run(
             f"\ncontext-budget benchmark ({len(designs_run)} designs incl. the oracle × {len(WINDOWS)} "
             f"windows × {bench_seeds} seeds, {len(bench_rows)} cells) -> bench/index.html"
         )
-        for line in _bench_lines(agg):
+        workload = describe(bench_rows)
+        say(f"  {workload} (not the workload of `memsim bench`, whose default draws 120–200 load steps)")
+        for line in summary_lines(agg):
             say("  " + line)
         if verbose:
             console.print(bench.render(agg))
         sweep = (
             f"{len(bench_rows)} cells: {len(designs_run)} designs (with the oracle) × {len(WINDOWS)} windows "
-            f"× {bench_seeds} seeds, {bench_steps} load steps each"
+            f"× {bench_seeds} seeds; {workload}"
         )
         links.append(("benchmark", "bench/index.html", sweep))
 
         found_rows = report.headlines(doc, bench_rows, HEADLINE_WINDOW, runs)
-        say(f"\nfindings per design (recall and tokens per request at the {HEADLINE_WINDOW:,}-token window)")
+        price = next((h.provider for h in found_rows if h.provider), "")
+        say(
+            "\nfindings per design (failure modes; recall, tokens per request"
+            + (f", $ per run at {price} list price and cache hit ratio" if price else "")
+            + f" at the {HEADLINE_WINDOW:,}-token window)"
+        )
         for h in found_rows:
             say("  " + _headline_line(h))
+        phase("demo 4/4: the conversation benchmark and the index")
         conversation = _conversation_bench(out, outputs, say, workers, verbose)
         if conversation is not None:
             links.append(conversation)
-        outputs.write_text(out / "index.html", report.render_index("memsim demo", links, findings=found_rows))
+        index = report.render_index("memsim demo", links, findings=found_rows, workload=workload)
+        outputs.write_text(out / "index.html", index)
         written = outputs.paths
     say()
     if verbose:
@@ -185,39 +207,13 @@ def run(
     return all(r.as_expected for r in rows)
 
 
-def _bench_lines(agg: list[dict[str, Any]]) -> list[str]:
-    """Per window: recall of each design (the oracle last), overflow and liveness; then a caution when
-    the seeds are too few to conclude."""
-    from sim.bench.stats import MIN_SEEDS
-
-    out = []
-    for b in sorted({int(a["budget"]) for a in agg}):
-        at = sorted(
-            (a for a in agg if int(a["budget"]) == b), key=lambda a: (a["design"] == "oracle", a["design"])
-        )
-        recall = ", ".join(f"{a['design']} {a['recall']:.3f}" for a in at if a.get("recall") is not None)
-        line = f"window {b:,}: recall {recall}"
-        over = [f"{a['design']} {a['over_window_sum']:,}" for a in at if a.get("over_window_sum")]
-        if over:
-            line += f"; requests over the window: {', '.join(over)}"
-        dead = [str(a["design"]) for a in at if not a.get("live")]
-        if dead:
-            line += f"; not live: {', '.join(dead)}"
-        out.append(line)
-    seeds = max((int(a.get("seeds") or 0) for a in agg), default=0)
-    if seeds < MIN_SEEDS:
-        out.append(
-            f"{seeds} seeds: too few to conclude which design recalls more (the page says so per cell)"
-        )
-    else:
-        out.append("95% bootstrap intervals over seeds, and which differences the seeds resolve: on the page")
-    return out
-
-
 def _headline_line(h: Any) -> str:
     claims = "no claims"
+    where = "upstream's design" if h.upstream else "the design as written"
     if h.claims and h.as_expected:
-        claims = f"{h.claims} claims, every direction as expected"
+        cf = sum(1 for m in h.modes if m[3])
+        also = f" ({cf} more on counterfactual designs)" if cf else ""
+        claims = f"{h.reproduced} of {h.claims} failure modes reproduced on {where}{also}, every fix held"
     elif h.claims:
         verdicts = ", ".join(f"{ok}/{total} {what}" for what, ok, total in h.verdicts if total)
         claims = f"{h.claims} claims NOT all as expected ({verdicts})"
@@ -226,4 +222,8 @@ def _headline_line(h: Any) -> str:
         line += f"; recall {h.recall_text()}"
     if h.tokens is not None:
         line += f"; {h.tokens:,.0f} tokens/request"
+    if h.cost_run is not None:
+        line += f"; ${h.cost_run:,.2f}/run"
+    if h.hit_ratio is not None:
+        line += f", cache hit ratio {h.hit_ratio:.3f}"
     return line

@@ -95,8 +95,8 @@ class Direction:
         if h.get("same"):
             return text + "; Hypothesis shrank to the same"
         if h.get("summary"):
-            where_h = "larger" if h.get("in_scope") else "outside the scope"
-            return text + f"; Hypothesis shrank to a {where_h} one: {h['summary']}"
+            where_h = "a larger one" if h.get("in_scope") else "one outside the scope"
+            return text + f"; Hypothesis shrank to {where_h}: {h['summary']}"
         return text
 
 
@@ -236,23 +236,42 @@ def run_all(
 
 def headline(rows: list[Row], profile: str, seed: int, exhaustive: str | None = None) -> str:
     """The ledger's summary line: upstream counterexamples counted apart from counterfactual designs."""
-    upstream = [r for r in rows if not r.counterfactual]
+    own = [r for r in rows if not r.counterfactual and not has_upstream(r.system)]
+    upstream = [r for r in rows if not r.counterfactual and r not in own]
     counter = [r for r in rows if r.counterfactual]
     n_up = sum(r.ok(cl.FAITHFUL) for r in upstream)
     n_cf = sum(r.ok(cl.FAITHFUL) for r in counter)
-    parts = [
-        f"{len(rows)} claims: {n_up}/{len(upstream)} counterexamples found on upstream's designs",
-    ]
+    parts = []
+    if upstream or not own:
+        parts.append(f"{n_up}/{len(upstream)} counterexamples found on upstream's designs")
+    if own:  # a design of one's own (``memsim new design``) models no upstream system
+        n_own = sum(r.ok(cl.FAITHFUL) for r in own)
+        parts.append(f"{n_own}/{len(own)} counterexamples found on the designs as written (no upstream)")
+    parts[0] = f"{len(rows)} claim{'' if len(rows) == 1 else 's'}: {parts[0]}"
     if counter:
         parts.append(f"{n_cf}/{len(counter)} on counterfactual designs")
+    fixed, off = sum(r.ok(cl.FIXED) for r in rows), sum(r.ok(cl.OFF) for r in rows)
     parts += [
-        f"{sum(r.ok(cl.FIXED) for r in rows)} fixed variants held",
-        f"{sum(r.ok(cl.OFF) for r in rows)} off switches rejected",
+        f"{fixed} fixed variant{'' if fixed == 1 else 's'} held",
+        f"{off} off switch{'' if off == 1 else 'es'} rejected",
         f"{sum(r.ok(cl.COMBINED) for r in rows)} held with all of their design's fixes on",
     ]
     if exhaustive is not None:
         return "; ".join(parts) + f" (exhaustive within {exhaustive}; Hypothesis' {profile} search compared)"
     return "; ".join(parts) + f" ({profile} profile, seed {seed})"
+
+
+def has_upstream(system: str) -> bool:
+    """Whether *system* models an upstream system (its report names a source); a design made with
+    ``memsim new design`` has none until its author says so. An uninstalled design counts as upstream."""
+    from sim.errors import UsageError
+    from sim.registry import design
+
+    try:
+        d = design(system)
+    except UsageError:
+        return True
+    return bool(d.report.path or d.report.analysis_id or d.real_system)
 
 
 def bound_of(row: Row) -> str:
@@ -268,7 +287,7 @@ def render_table(rows: list[Row]) -> Any:
 
     t = Table(title="memsim claims ledger", show_lines=False, expand=False)
     for col in ("claim", "records", "statement", "faithful (must fail)", "fixed (must hold)",
-                "off (must fail)", "combined (must hold)", "s"):  # fmt: skip
+                "off (must fail)", "combined (must hold)", "seconds"):  # fmt: skip
         t.add_column(col, overflow="fold")
     for r in rows:
         cells: list[Any] = [Text(r.claim), Text(", ".join(r.records)), Text(r.statement)]

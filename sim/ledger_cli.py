@@ -91,8 +91,10 @@ def run_claims(
                             save / f"{name}.json", cl.save_example(c, o, direction).dumps() + "\n"
                         )
                         saved += 1
+    head = ledger.headline(rows, profile, seed, bound)
+    typer.echo(head)  # the summary first: a CI log shows it before the long table
     report_console(220).print(ledger.render_table(rows))
-    typer.echo(ledger.headline(rows, profile, seed, bound))
+    typer.echo(head)
     for p in outputs_written(json_out, markdown, html):
         sys.stderr.write(f"wrote {p}\n")
     if save is not None:

@@ -107,7 +107,7 @@ def replay_example(path: Path, *, out: Path | None, variant: str | None, outputs
     expected = verdict.holds == cl.EXPECT_HOLDS[v]
     state = "holds" if verdict.holds else "VIOLATED"
     want = "must hold" if cl.EXPECT_HOLDS[v] else "must be violated"
-    print(f"{claim.id} [{v}]: {state}: {verdict.detail}")
+    print(f"{claim.id} [{v}]: {state}" + (f": {verdict.detail}" if verdict.detail else ""))
     print(f"example: {claim.summarize(example)}")
     print(f"replay {'as expected' if expected else 'NOT AS EXPECTED'} ({v} {want}); trace: {final}")
     return expected

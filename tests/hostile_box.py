@@ -120,9 +120,17 @@ def outside(paths: set[str], *allowed: str) -> set[str]:
     }
 
 
+def progress_removed(err: str) -> str:
+    """*err* without the progress lines a long command writes off a terminal (``sim.progress.phase``:
+    ``memsim: `` then anything but ``error:``), which may precede an interruption's error line."""
+    lines = err.splitlines(keepends=True)
+    return "".join(ln for ln in lines if ln.startswith("memsim: error: ") or not ln.startswith("memsim: "))
+
+
 def assert_one_error_line(err: str, *fragments: str) -> None:
-    """Exactly one line on stderr, a ``memsim: error:`` line, no traceback, no blank line, no control
-    character (a terminal escape in the input is shown escaped)."""
+    """Exactly one line on stderr besides progress lines, a ``memsim: error:`` line, no traceback, no
+    blank line, no control character (a terminal escape in the input is shown escaped)."""
+    err = progress_removed(err)
     assert err.count("\n") == 1 and err.endswith("\n"), err
     assert err.startswith("memsim: error: "), err
     assert err[:-1].isprintable(), err

@@ -29,6 +29,18 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
     assert "oracle" in proc.stdout
     assert "findings per design" in proc.stdout and "recall" in proc.stdout
     assert "┏" not in proc.stdout  # the full tables are behind --verbose
+    # issue 40: it talks while it works (stderr, off a terminal too), names its workload, and says per
+    # design how many failure modes were reproduced and what a run costs with a provider's cache.
+    assert [ln for ln in proc.stderr.splitlines() if ln.startswith("memsim: demo ")] == [
+        "memsim: demo 1/4: each design's scenario",
+        "memsim: demo 2/4: the claims ledger (quick profile)",
+        "memsim: demo 3/4: the context-budget benchmark (priced as anthropic)",
+        "memsim: demo 4/4: the conversation benchmark and the index",
+    ]
+    assert "60 load steps + a 10-step calm tail (70 steps per cell)" in proc.stdout
+    found = [ln for ln in lines if re.match(r"  (merchantbench|nemsy|rsiagent|tracecraft): ", ln)]
+    assert len(found) == 4 and all("failure modes reproduced on upstream's design" in ln for ln in found)
+    assert all(re.search(r"\$\d+\.\d\d/run, cache hit ratio [01]\.\d{3}", ln) for ln in found), found
     assert (out / "bench" / "results.db").exists()
     assert (out / "bench" / "recall_vs_budget.png").exists()
     assert (out / "bench" / "tokens_over_time.png").exists()

@@ -43,7 +43,7 @@ def test_claims_table_saves_and_replays_a_counterexample(tmp_path, capsys) -> No
 
     assert code == 0
     out = capsys.readouterr().out
-    assert "1 claims: 1/1 counterexamples found on upstream's designs; 1 fixed variants held" in out
+    assert "1 claim: 1/1 counterexamples found on upstream's designs; 1 fixed variant held" in out
     doc = json.loads((tmp_path / "l.json").read_text())
     assert (doc["profile"], doc["seed"]) == ("quick", 0)
     rows = doc["claims"]

@@ -55,8 +55,23 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     ]
     found = headlines(doc, cells, 16000, {"tracecraft": [(SCENARIO, f"traces/{SCENARIO}.html")]})
     (out / "index.html").write_text(render_index("memsim demo", links, findings=found), encoding="utf-8")
+    from sim.conversations.outputs import write_outputs
+
+    from sim.bench.tasks import parse_designs
+    from sim.conversations.example import EXAMPLE_SAMPLE
+    from sim.conversations.run import run_conversations
+    from sim.conversations.samples import sample_path
+    from sim.outputs import Outputs
+
+    conv = run_conversations(
+        parse_designs("nemsy,nemsy:fixed"), [1000, 8000], "longmemeval", str(sample_path(EXAMPLE_SAMPLE))
+    )
+    o = Outputs()
+    with o.transaction():
+        write_outputs(conv, out / "conversations", outputs=o, html=True, title="sample")
     pages = {"run": out / "traces" / f"{SCENARIO}.html", "claims": out / "claims.html",
-             "bench": out / "bench" / "index.html", "index": out / "index.html"}  # fmt: skip
+             "bench": out / "bench" / "index.html", "index": out / "index.html",
+             "conversations": out / "conversations" / "index.html"}  # fmt: skip
     return {"pages": pages, "claims": len(doc["claims"]), "bench_rows": len(bench.aggregate(cells))}
 
 
@@ -156,8 +171,30 @@ def _at_widths(browser: Any, path: Path, shot: Path) -> Iterator[Any]:
     for w in WIDTHS:
         page.set_viewport_size({"width": w, "height": 900})
         page.wait_for_timeout(0)  # let the resize handler run (no sleep: a zero-delay task turn)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         yield page
         _check(page, errors, requests, shot.with_name(f"{shot.stem}-{w}.png"))
+
+
+#: The smallest chart text on screen (CSS px, after the SVG's scaling) and the text that has it.
+MIN_CHART_TEXT = """() => { let m = 1e9, which = "";
+  for (const t of document.querySelectorAll("svg.chart text")) {
+    if (!t.getClientRects().length || !t.textContent.trim()) continue;
+    const ctm = t.getScreenCTM();
+    const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(ctm.a, ctm.b);
+    if (px < m) { m = px; which = t.textContent; }
+  }
+  return [m, which, document.documentElement.scrollWidth, innerWidth]; }"""
+
+
+def _readable_charts(page: Any) -> None:
+    """At 800 px no chart text is drawn under 9 px (a chart scrolls in its box instead), and the page
+    itself does not scroll sideways."""
+    if page.viewport_size["width"] > 800:
+        return
+    smallest, which, width, view = page.evaluate(MIN_CHART_TEXT)
+    assert smallest >= 8.99, f"chart text {which!r} drawn at {smallest:.1f} px"
+    assert width <= view
 
 
 def _no_hidden_columns(page: Any) -> None:
@@ -188,7 +225,10 @@ def test_the_run_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> Non
         summary = page.locator("#summary").inner_text()
         assert "faithful:" in summary and "fixed:" in summary and "distinct facts" in summary
         assert page.locator("#meta-table th", has_text="memsim_version").count() == 1
+        tiles = page.locator(".stat span", has_text="needed facts present at probes").all_inner_texts()
+        assert tiles == ["needed facts present at probes: faithful", "needed facts present at probes: fixed"]
         _no_hidden_columns(page)
+        _readable_charts(page)
 
 
 def test_the_claims_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
@@ -204,6 +244,14 @@ def test_the_claims_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> 
         )
         assert dangling == []
         assert page.locator("code.replay").count() >= 1
+        statements = page.locator("#verdicts tr.claim-row td.statement").all_inner_texts()
+        assert len(statements) == site["claims"] and all(len(s) > 20 for s in statements), statements
+        assert page.locator("#verdicts th", has_text="seconds").count() == 1
+        height = page.evaluate("document.documentElement.scrollHeight")
+        assert height < 10 * 900, f"the claims page is {height} px tall by default"
+        page.locator(f"#verdicts a[href='#claim-{CLAIM}']").click()  # a link opens the claim's details
+        assert page.locator(f"[id='claim-{CLAIM}'] pre.example").first.is_visible()
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = false)")
         _no_hidden_columns(page)
 
 
@@ -212,8 +260,12 @@ def test_the_bench_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> N
     sit at 0); at 1400 px the aggregate tables fit whole, and no table hides columns at 800 px; the plots
     decode; the recall cells say when the seeds are too few; the cell filter works."""
     for page in _at_widths(browser, site["pages"]["bench"], tmp_path / "bench.png"):
-        charts = page.evaluate(CHART_LABELS, "svg.chart.bench")
+        charts = page.evaluate(CHART_LABELS, "svg.chart.bench:not(.tradeoff)")
         assert len(charts) == 3
+        tradeoff = page.evaluate(CHART_LABELS, "svg.chart.tradeoff")
+        assert len(tradeoff) == 1 and tradeoff[0]["y"] == "probe recall" and "tokens" in tradeoff[0]["x"]
+        assert [s["text"] for s in tradeoff[0]["series"]] == ["merchantbench"]
+        _readable_charts(page)
         for c in charts:
             assert c["x"] == "provider window (tokens)" and c["y"], c
             assert {s["name"] for s in c["series"]} == {"merchantbench", "oracle"}, c
@@ -248,9 +300,12 @@ def test_the_index_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> N
     window), each linking to its evidence on a page beside it, and links every page."""
     root = site["pages"]["index"].parent
     for page in _at_widths(browser, site["pages"]["index"], tmp_path / "index.png"):
-        mb = page.locator('#findings tr[data-design="merchantbench"]')
+        mb = page.locator('#findings tr[data-design="merchantbench"]:not(.modes)')
         text = mb.inner_text()
-        assert re.search(r"1 claim, all as expected", text) and re.search(r"1/1 counterexamples found", text)
+        assert "1 of 1 failure mode reproduced on upstream's design" in text
+        assert re.search(r"1/1 counterexamples found", mb.text_content() or "")  # hidden under 1000 px
+        modes = page.locator('#findings tr.modes[data-design="merchantbench"] li').all_inner_texts()
+        assert len(modes) == 1 and modes[0].startswith("A fact observed but not saved"), modes
         assert re.search(r"\b[01]\.\d{3}\b", text), text  # recall at the window
         assert re.search(r"\b\d[\d,]*\b", mb.locator("td").nth(3).inner_text())  # tokens per request
         assert "too few to conclude" in text or "seed" in text
@@ -264,3 +319,44 @@ def test_the_index_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> N
         _no_hidden_columns(page)
     claims = (root / "claims.html").read_text()
     assert 'id="system-merchantbench"' in claims
+
+
+#: Per chart of the question types: how many of its x-axis labels' drawn boxes (each label's box turned
+#: as it is drawn, on screen) intersect another's (separating-axis test on the two rectangles).
+LABEL_OVERLAP = """() => Array.from(document.querySelectorAll("figure[data-window] svg")).map(svg => {
+  const quads = Array.from(svg.querySelectorAll("text.type-label")).map(t => {
+    const b = t.getBBox(), m = t.getScreenCTM(), p = svg.createSVGPoint();
+    return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]]
+      .map(([x, y]) => { p.x = x; p.y = y; const q = p.matrixTransform(m); return [q.x, q.y]; });
+  });
+  const apart = (a, b) => [a, b].some(poly => poly.some((p, i) => {
+    const q = poly[(i + 1) % 4], nx = q[1] - p[1], ny = p[0] - q[0];
+    const proj = (s) => s.map(([x, y]) => x * nx + y * ny);
+    const pa = proj(a), pb = proj(b);
+    return Math.max(...pa) <= Math.min(...pb) + 0.5 || Math.max(...pb) <= Math.min(...pa) + 0.5;
+  }));
+  let overlaps = 0;
+  for (let i = 0; i < quads.length; i++)
+    for (let j = i + 1; j < quads.length; j++) if (!apart(quads[i], quads[j])) overlaps++;
+  return {labels: quads.length, overlaps};
+})"""
+
+
+def test_the_conversations_page(browser: Any, site: dict[str, Any], tmp_path: Path) -> None:
+    """The question-type labels under the bars do not overlap (and name n), the design and its variant
+    are drawn in different colours, the question column shows question text, chart text stays readable."""
+    for page in _at_widths(browser, site["pages"]["conversations"], tmp_path / "conversations.png"):
+        charts = page.evaluate(LABEL_OVERLAP)
+        assert charts and all(c["labels"] >= 4 and c["overlaps"] == 0 for c in charts), charts
+        labels = page.locator("text.type-label").all_text_contents()
+        assert all(re.search(r"\(n=\d+\)$", t) for t in labels), labels
+        fills = page.evaluate(
+            "() => Array.from(document.querySelectorAll('figure[data-window] g.series'))"
+            ".map(g => [g.dataset.design, g.getAttribute('fill')])"
+        )
+        by = dict(fills)
+        assert by["nemsy"] != by["nemsy:fixed"], fills
+        questions = page.locator("#drill td.question").all_inner_texts()
+        assert questions and all(" " in q for q in questions), questions  # words, not an id
+        _no_hidden_columns(page)
+        _readable_charts(page)

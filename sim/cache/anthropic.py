@@ -1,8 +1,8 @@
 """Anthropic prompt caching: explicit ``cache_control`` breakpoints, a minimum cacheable prefix, a TTL
 refreshed on every hit.
 
-Rules (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, read 2026-12-02 through the
-``search`` tool's stored copy; prices in :mod:`sim.cache.prices`):
+Rules (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, read 2026-12-02; prices in
+:mod:`sim.cache.prices`):
 
 * a request marks at most :data:`MAX_BREAKPOINTS` (4) blocks with ``cache_control``; each marks the prefix
   up to and including its block (rendered tools, then system, then messages) as a cache entry;

@@ -1,7 +1,7 @@
 """OpenAI prompt caching: automatic prefix caching for prompts of at least 1,024 tokens, hits in 128-token
 increments, a retention window.
 
-Rules (read 2026-12-02 through the ``search`` tool's stored copies of the provider's own pages):
+Rules (the provider's own pages, read 2026-12-02):
 
 * https://developers.openai.com/api/docs/guides/prompt-caching: "Caching is enabled automatically for
   prompts that are 1024 tokens or longer"; hits need an exact prefix match; no code changes and "no

@@ -38,7 +38,7 @@ GENERIC_REASON = "not-in-request"
 
 #: The columns of ``questions.csv`` and of the ``questions`` table, in order.
 QUESTION_COLUMNS = (
-    "workload", "instance", "question_id", "question_type", "design", "budget", "request_tokens",
+    "workload", "instance", "question_id", "question", "question_type", "design", "budget", "request_tokens",
     "over_window", "evidence_turns", "evidence_in_context", "evidence_sessions", "sessions_in_context",
     "answer_in_context", "lost", "abstention",
 )  # fmt: skip
@@ -160,6 +160,7 @@ class Scorer:
             "workload": self.instance.workload,
             "instance": self.instance.instance_id,
             "question_id": q.question_id,
+            "question": q.question,
             "question_type": q.question_type,
             "design": design,
             "budget": budget,

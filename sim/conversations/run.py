@@ -275,6 +275,10 @@ def count_instances(
         for inst in _iter_instances(kind, path):
             n += 1
             note(inst)
+        if progress:  # after the file is read whole: a bad file stays one error line
+            from sim.progress import phase
+
+            phase(f"read {Path(path).name}: {n:,} instances")
     else:
         from rich.console import Console
 

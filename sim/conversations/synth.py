@@ -245,6 +245,31 @@ def write(
     return size
 
 
+#: Seconds of ``memsim bench --workload`` work per conversation turn, on one worker with the default
+#: designs (four, and the three baselines) and windows: 20 instances of 48 x 10 turns ran in 10 s
+#: (measured 2026-12-06 on a loaded 2-core machine; a rough rate for a size warning, not a benchmark).
+BENCH_SECONDS_PER_TURN = 0.001
+#: ``--instances``' default: about a minute of that bench work at the default 48 sessions of 10 turns.
+DEFAULT_INSTANCES = 120
+
+
+def plan(kind: str, instances: int, sessions: int, turns: int, seed: int) -> tuple[int, float]:
+    """(about how many bytes the file will have, about how many seconds a default bench of it takes on
+    one worker): the first instance's size times *instances*, and the turns times
+    :data:`BENCH_SECONDS_PER_TURN`."""
+    make = longmemeval_instance if kind == "longmemeval" else locomo_sample
+    first = len(json.dumps(make(seed, 0, sessions, turns), ensure_ascii=False).encode("utf-8"))
+    return first * instances, instances * sessions * turns * BENCH_SECONDS_PER_TURN
+
+
+def _about(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds)):,} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60):,} min"
+    return f"{seconds / 3600:,.1f} h"
+
+
 def run_cli(
     *, kind: str, instances: int, sessions: int, turns: int, seed: int, out: Path, progress: bool
 ) -> tuple[Path, int]:
@@ -255,6 +280,14 @@ def run_cli(
     check_sizes(kind, instances, sessions, turns)
     outputs = Outputs()
     target = outputs.file(out, "--out")
+    size, seconds = plan(kind, instances, sessions, turns, seed)
+    from sim.progress import phase
+
+    phase(
+        f"workload synth: {instances:,} {kind} instances of {sessions:,} sessions x {turns:,} turns, about "
+        f"{size / 1e6:,.1f} MB; `memsim bench --workload {kind}:{out.name}` runs about {_about(seconds)} of "
+        "work on it (default designs and windows, one worker)"
+    )
     written = 0
     with outputs.transaction(), progress_bar(f"synth {kind}", instances, enabled=progress) as (bar, task):
 

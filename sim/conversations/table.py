@@ -22,8 +22,19 @@ def render(agg: list[dict[str, Any]]) -> Any:
         t.add_column(title, justify="left" if key == "design" else "right")
     for r in agg:
         if r["question_type"] == "all":
-            t.add_row(*("-" if r.get(k) is None else str(r[k]) for k, _ in cols))
+            t.add_row(*(fmt(r.get(k)) for k, _ in cols))
     from sim.registry import reference_note
 
     t.caption = reference_note(str(r["design"]) for r in agg) or None
     return t
+
+
+def fmt(v: Any) -> str:
+    """A cell as the other tables write it: ``8,000``, ``0.333``, ``-`` for none."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return str(v)
+    if isinstance(v, int) or (float(v).is_integer() and abs(v) >= 10):
+        return f"{v:,.0f}"
+    return f"{v:,.3f}"

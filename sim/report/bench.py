@@ -125,6 +125,7 @@ class BenchPage:
     colour: dict[str, str]
     images: list[tuple[str, str]] = field(default_factory=list)  # (file name, data: URI)
     images_left: int = 0
+    twins: list[str] = field(default_factory=list)  # PNG files not embedded: an SVG chart shows the same
     #: Probe recall per (design, window): the mean over seeds with its bootstrap interval.
     recall: dict[tuple[str, int], stats.Interval] = field(default_factory=dict)
     #: Per (design, window) other than the window's best: (best design, paired difference best − design).
@@ -156,6 +157,9 @@ def page_data(rows: list[dict[str, Any]], agg: list[dict[str, Any]], images: dic
     total = 0
     for name in sorted(images):
         data = images[name]
+        if name in SVG_TWINS:  # drawn above as an SVG chart: listed as a file, not shown twice
+            page.twins.append(name)
+            continue
         if (
             len(data) > MAX_IMAGE_BYTES
             or total + len(data) > MAX_IMAGES_BYTES
@@ -164,7 +168,7 @@ def page_data(rows: list[dict[str, Any]], agg: list[dict[str, Any]], images: dic
             continue
         total += len(data)
         page.images.append((name, "data:image/png;base64," + base64.b64encode(data).decode("ascii")))
-    page.images_left = len(images) - len(page.images)
+    page.images_left = len(images) - len(page.images) - len(page.twins)
     recall = _per_seed(rows, "recall")
     for (d, b), by_seed in recall.items():
         ci = stats.bootstrap([by_seed[s] for s in sorted(by_seed)], stats.key("recall", d, b, list(by_seed)))
@@ -192,11 +196,24 @@ def _whisker(page: BenchPage, a: dict[str, Any], metric: str) -> tuple[Any, Any,
     """A point's whisker: the bootstrap interval of recall with seeds enough, else the min–max."""
     ci = page.recall.get((str(a["design"]), int(a["budget"]))) if metric == "recall" else None
     if ci is not None and ci.enough:
-        return ci.lo, ci.hi, f"{stats.LEVEL:.0%} CI {ci.lo:.3g}–{ci.hi:.3g} over {ci.n} seeds"
+        return ci.lo, ci.hi, f"{stats.LEVEL:.0%} CI {ci.lo:.3g}–{ci.hi:.3g} over {_seeds(ci.n)}"
     lo, hi = a.get(f"{metric}_min"), a.get(f"{metric}_max")
     if lo is None or lo == hi:
         return None, None, ""
-    return lo, hi, f"min {lo}, max {hi} over {a.get('seeds')} seeds"
+    return lo, hi, f"min {lo}, max {hi} over {_seeds(int(a.get('seeds') or 0))}"
+
+
+#: The sweep's PNG plots that repeat an SVG chart of the page: the page lists them, it does not embed them.
+SVG_TWINS = ("recall_vs_budget.png", "overflow_vs_budget.png")
+
+
+def _seeds(n: int) -> str:
+    return f"{n} seed{'' if n == 1 else 's'}"
+
+
+def _and(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 #: The pictures against the window: (metric, y-axis title, caption, a fixed top of the y axis or None).
@@ -376,7 +393,10 @@ def _findings(page: BenchPage) -> list[tuple[str, str]]:
                 d for d in at if d != best and (d, b) in page.versus and not page.versus[(d, b)][1].resolved
             ]
             if tied:
-                text += f"; not resolved from {best}: {', '.join(tied)}"
+                text += (
+                    f"; the seeds cannot tell {best} apart from {_and(tied)}"
+                    f" (recall within the interval of {best}'s)"
+                )
         out.append((text + ".", ""))
     if n < stats.MIN_SEEDS:
         out.append((
@@ -411,6 +431,12 @@ def _pictures(page: BenchPage) -> dict[str, Any]:
     return {"charts": [_chart(page, m, y, t, u) for m, y, t, u in CHARTS] + bench_charts(page)}
 
 
+def _tradeoff(page: BenchPage) -> dict[str, Any]:
+    from sim.report.tradeoff import recall_cost_chart
+
+    return {"chart": recall_cost_chart(page)}
+
+
 def _aggregate(page: BenchPage) -> dict[str, Any]:
     return {"tables": _tables(page), "method": stats.METHOD, "min_seeds": stats.MIN_SEEDS}
 
@@ -430,7 +456,8 @@ def _cells(page: BenchPage) -> dict[str, Any]:
 SECTIONS: list[Section] = [
     Section("pictures", "Against the window", "bench/pictures.html.j2", _pictures),
     Section("aggregate", "Aggregate over seeds", "bench/aggregate.html.j2", _aggregate),
-    Section("plots", "Plots", "bench/plots.html.j2"),
+    Section("tradeoff", "Recall against cost", "bench/tradeoff.html.j2", _tradeoff),
+    Section("plots", "Tokens over time", "bench/plots.html.j2"),
     Section("cells", "Cells (design × window × seed)", "bench/cells.html.j2", _cells),
 ]
 
@@ -462,7 +489,8 @@ def render_bench_rows(
     for s in SECTIONS:
         extra = s.context(page) if s.context is not None else {}
         sections.append((s, Markup(render(s.template, section=s, **base, **extra))))
-    steps = sorted({int(r["steps"]) for r in rows if r.get("steps") is not None})
+    from sim.bench.describe import CALM_TAIL, describe
+
     return render(
         "bench.html.j2",
         **base,
@@ -470,7 +498,8 @@ def render_bench_rows(
         reference_note=reference_note(page.designs),
         budgets=page.budgets,
         seeds=page.seeds,
-        steps=steps,
+        workload=describe(rows),
+        calm_tail=CALM_TAIL,
         n_cells=len(rows),
         findings=_findings(page),
         oracle_perfect=page.oracle_perfect,

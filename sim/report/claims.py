@@ -164,6 +164,8 @@ def context(doc: dict[str, Any]) -> dict[str, Any]:
     systems = list(dict.fromkeys(str(r.get("system", "")) for r in rows_in))
     cover = _coverage(systems)
     anchors = {(c["system"], rid) for c in cover for rid, *_ in c["entries"]}
+    from sim.report.findings import headline
+
     rows = []
     for r in rows_in:
         cells = {
@@ -176,6 +178,7 @@ def context(doc: dict[str, Any]) -> dict[str, Any]:
         rows.append({
             "claim": str(r["claim"]), "system": system, "records": records,
             "statement": str(r.get("statement", "")), "fix": str(r.get("fix", "")),
+            "mode": headline(str(r.get("statement", ""))),
             "fixes": _switches(r, "fixes"), "off": _switches(r, "off"),
             "counterfactual": bool(r.get("counterfactual")), "intent": str(r.get("intent") or ""),
             "seconds": r.get("seconds"), "cells": cells, "replays": _replays(r, cells),
@@ -211,6 +214,7 @@ def context(doc: dict[str, Any]) -> dict[str, Any]:
         "doc": doc,
         "version": str(doc.get("memsim_version", "")),
         "profile": str(doc.get("profile", "")),
+        "exhaustive": str(doc.get("exhaustive") or ""),
         "seed": doc.get("seed", ""),
         "rows": rows,
         "by_system": by_system,

@@ -5,6 +5,7 @@ Self-contained (inline CSS and SVG, no script or network), every value escaped b
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,37 @@ MAX_DRILL_ROWS = 2_000
 MAX_TYPE_CHARTS = 4
 BAR_W, BAR_H = 540, 250
 BAR_LEFT, BAR_RIGHT, BAR_TOP, BAR_BOTTOM = 48, 118, 14, 58
+#: Average width of a label character (11 px text) and the room under the turned labels for the axis title.
+CHAR_W, TITLE_ROOM = 6.2, 26
+#: The question-type labels under the bars are turned this many degrees (they would overlap level).
+LABEL_ANGLE = -35
+#: The drill-down shows this much of a question's text (its full text on hover and in questions.csv).
+QUESTION_CHARS = 80
 
 
 def _f(x: float) -> str:
     return f"{x:.1f}"
+
+
+def distinct_colours(designs: list[str]) -> dict[str, str]:
+    """Each label's colour (:func:`sim.bench.plots.colour`), except that a variant whose design is also
+    on the page gets its colour mixed halfway with white: bars cannot be dashed, so ``pager`` and
+    ``pager:fixed`` would otherwise look the same."""
+    from sim.bench.plots import colour
+
+    out: dict[str, str] = {}
+    for d in designs:
+        c = colour(d)
+        if c in out.values():
+            r, g, b = (int(c[i : i + 2], 16) for i in (1, 3, 5))
+            c = "#{:02x}{:02x}{:02x}".format(*((v + 255 + 1) // 2 for v in (r, g, b)))
+        out[d] = c
+    return out
+
+
+def _question_text(text: Any) -> str:
+    t = " ".join(str(text or "").split())
+    return t if len(t) <= QUESTION_CHARS else t[: QUESTION_CHARS - 1] + "…"
 
 
 def type_chart(
@@ -35,6 +63,9 @@ def type_chart(
     bar = max(1.0, min(14.0, slot * 0.8 / max(1, len(designs))))
     bottom = BAR_TOP + plot_h
     series = []
+    longest = max((len(f"{t} (n=000)") for t in types), default=0)  # the turned labels' depth below the axis
+    drop = longest * CHAR_W * abs(math.sin(math.radians(LABEL_ANGLE)))
+    counts = {t: max((int(a["questions"]) for (_, t2), a in by.items() if t2 == t), default=0) for t in types}
     for k, d in enumerate(designs):
         bars = []
         for i, t in enumerate(types):
@@ -44,20 +75,21 @@ def type_chart(
             v = a["evidence_recall_turn"]
             x = BAR_LEFT + slot * i + (slot - bar * len(designs)) / 2 + bar * k
             h = plot_h * float(v)
-            title = f"{d} · {t} · window {budget:,}: {v} ({a['questions']} questions)"
+            title = f"{d} · {t} · window {budget:,}: {float(v):.3f} ({a['questions']:,} questions)"
             bars.append({"x": _f(x), "y": _f(bottom - h), "w": _f(bar - 1), "h": _f(h), "title": title})
         series.append({"design": d, "colour": colour[d], "bars": bars, "label_y": _f(BAR_TOP + 12 + 13 * k)})
     return {
         "title": f"turn-level evidence recall by question type, window {budget:,} tokens",
         "budget": budget,
         "width": BAR_W,
-        "height": BAR_H,
+        "height": round(bottom + 14 + drop + TITLE_ROOM),
         "left": BAR_LEFT,
         "right": BAR_W - BAR_RIGHT,
         "top": BAR_TOP,
         "bottom": bottom,
         "y_ticks": [(_f(bottom - plot_h * v), f"{v:g}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)],
-        "x_ticks": [(_f(BAR_LEFT + slot * (i + 0.5)), t) for i, t in enumerate(types)],
+        "x_ticks": [(_f(BAR_LEFT + slot * (i + 0.5)), f"{t} (n={counts[t]:,})") for i, t in enumerate(types)],
+        "angle": LABEL_ANGLE,
         "series": series,
     }
 
@@ -75,14 +107,13 @@ def render_conversations(
     :func:`sim.conversations.cost.summary` and the provider's ``meta()``) adds a cost table with its
     price basis."""
     from sim import __version__
-    from sim.bench.plots import colour
     from sim.cache.prices import basis
     from sim.provenance import cite_text
     from sim.registry import reference_note
     from sim.report.bench import BenchPage, _chart
 
     designs = list(dict.fromkeys(str(r["design"]) for r in rows))
-    colour_of = {d: colour(d) for d in designs}
+    colour_of = distinct_colours(designs)
     budgets = sorted({int(r["budget"]) for r in rows})
     overall = [a for a in agg if a["question_type"] == "all"]
     types = sorted({str(a["question_type"]) for a in agg if a["question_type"] != "all"})
@@ -126,14 +157,14 @@ def render_conversations(
         lost = json.loads(r["lost"])
         if not lost and not r["over_window"]:
             continue
-        drill.append({**r, "lost_list": lost})
+        drill.append({**r, "lost_list": lost, "question_short": _question_text(r.get("question"))})
         if len(drill) >= MAX_DRILL_ROWS:
             break
     return render(
         "conversations.html.j2",
         version=__version__,
         title=title,
-        designs=[(d, colour(d)) for d in designs],
+        designs=[(d, colour_of[d]) for d in designs],
         reference_note=reference_note(designs),
         colour=colours,
         type_charts=type_charts,
@@ -195,8 +226,9 @@ def render_conversations_dir(out_dir: Path) -> str:
     try:
         conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         try:
-            have = {r[1] for r in conn.execute("PRAGMA table_info(questions)")}
-            cols = [*QUESTION_COLUMNS, *(c for c in RETRIEVAL_COLUMNS if c in have)]
+            have = {c[1] for c in conn.execute("PRAGMA table_info(questions)")}
+            # an older file has no question text; a sweep of designs that rank nothing, no retrieval columns
+            cols = [c for c in (*QUESTION_COLUMNS, *RETRIEVAL_COLUMNS) if c in have]
             cur = conn.execute(f"SELECT {', '.join(cols)} FROM questions")
             rows = [dict(zip(cols, r)) for r in cur]
         finally:

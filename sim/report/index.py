@@ -42,6 +42,14 @@ class Headline:
     over_window: int | None = None
     live: bool | None = None
     runs: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (scenario, href)
+    # sim.report.findings.enrich: (claim, statement, reproduced, counterfactual) per claim; the count of
+    # failure modes reproduced on upstream's design; the mean $ per run and cache hit ratio at the window.
+    modes: tuple[tuple[str, str, bool, bool], ...] = ()
+    reproduced: int = 0
+    upstream: bool = True
+    cost_run: float | None = None
+    hit_ratio: float | None = None
+    provider: str = ""
 
     def recall_note(self) -> str:
         """What the recall rests on: ``95% CI 0.12–0.41, 5 seeds`` or ``2 seeds: too few to conclude``."""
@@ -110,7 +118,9 @@ def headlines(
                 runs=tuple((runs or {}).get(name, [])),
             )
         )
-    return out
+    from sim.report.findings import enrich
+
+    return enrich(out, claims, bench_rows, window)
 
 
 def render_index(
@@ -121,23 +131,29 @@ def render_index(
     claims_href: str = "claims.html",
     bench_href: str = "bench/index.html",
     note: str = "",
+    workload: str = "",
 ) -> str:
     """An index page: the *findings* per design (:func:`headlines`; none: only the links), then a table
     linking *entries* (``(label, relative href, description)``; reST literals in a description show as
-    code). *claims_href* and *bench_href* are where the findings link their evidence."""
+    code). *claims_href* and *bench_href* are where the findings link their evidence; *workload* names the
+    benchmark's workload (:func:`sim.bench.describe.describe`)."""
     from sim import __version__
+    from sim.report.findings import first_sentence
     from sim.report.templating import render
 
     window = next((h.window for h in findings or [] if h.window is not None), None)
     seeds = max((h.recall.n for h in findings or [] if h.recall is not None), default=0)
     tiles: list[tuple[str, ...]] = []
     if findings:
+        from sim.report.findings import reproduced_tile
+
         n = sum(h.claims for h in findings)
         good = sum(h.expected for h in findings)
-        if n:
-            tiles.append(
-                (f"{good}/{n}", "claims as expected in all four directions", "ok" if good == n else "bad")
-            )
+        first = reproduced_tile(findings)
+        if first is not None:
+            tiles.append(first)
+        if n and good != n:
+            tiles.append((f"{n - good}", "claims NOT as expected (see the claims ledger)", "bad"))
         tiles.append((str(len(findings)), "designs"))
         scored = [h for h in findings if h.recall is not None]
         if scored and window is not None:
@@ -160,4 +176,7 @@ def render_index(
         note=note,
         tiles=tiles,
         version=__version__,
+        workload=workload,
+        priced=next((h.provider for h in findings or [] if h.provider), ""),
+        first_sentence=first_sentence,
     )

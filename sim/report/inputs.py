@@ -207,6 +207,20 @@ def check_trace(path: Path) -> None:
         raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
 
 
+def _bench_database(path: Path) -> bool:
+    """Whether *path* is a ``memsim bench`` results database (a ``results`` or ``questions`` table and no
+    trace ``meta``)."""
+    try:
+        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        try:
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
+    return "meta" not in names and bool(names & {"results", "questions"})
+
+
 def check_source(source: Path) -> None:
     """Refuse a report input that is missing, a device, an incomplete trace or a JSON file that is not a
     claims ledger, with one line (the renderers then only see well-formed input)."""
@@ -217,6 +231,11 @@ def check_source(source: Path) -> None:
         return
     require_file(source, "report input")
     if is_trace(source):
+        if _bench_database(source):
+            raise UsageError(
+                f"{source} is a benchmark's results database: pass the directory that holds it "
+                f"(memsim report {source.parent})"
+            )
         check_trace(source)
     elif source.suffix == ".json":
         text = decode_text(read_bounded(source, "claims ledger", MAX_LEDGER_BYTES), "claims ledger", source)

@@ -217,7 +217,13 @@ def _stats(view: RunView) -> list[tuple[str, str]]:
     peak = max((r.exact for rs in view.requests.values() for r in rs), default=None)
     if peak is not None:
         out.append((num(peak), "peak request tokens"))
-    if view.probe_total:
+    named = sorted(
+        ((s, t) for s, t in view.tallies.items() if s and t.needed), key=lambda st: st[1].first_seq
+    )
+    if len(named) > 1:  # one tile per variant: pooling faithful and fixed runs would mean neither
+        for s, t in named:
+            out.append((f"{t.hits:,}/{t.needed:,}", f"needed facts present at probes: {s}"))
+    elif view.probe_total:
         out.append((f"{view.needed_hits:,}/{view.needed_total:,}", "needed facts present at probes"))
     return out
 
