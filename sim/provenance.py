@@ -190,7 +190,7 @@ def collect(
     argv: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """The run's provenance record (JSON-ready, keys sorted when written)."""
-    from sim import __version__
+    from sim.version import __version__
     from sim.tokens import ENCODING_NAME
 
     record = {

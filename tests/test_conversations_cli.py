@@ -16,7 +16,7 @@ pytest.importorskip("sim.conversations.formats")
 from conversation_helpers import WORDS
 from test_cli import cli
 
-from sim.conversations.metrics import QUESTION_COLUMNS
+from sim.conversations_outputs import COLUMNS as QUESTION_COLUMNS
 
 
 def _text(k: int, n: int = 30) -> str:

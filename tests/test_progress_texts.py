@@ -138,10 +138,10 @@ def test_report_of_a_results_database_says_pass_the_directory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Item 10: `memsim report DIR/results.db` points to the directory; --help describes the default."""
-    from sim import bench
+    from sim import bench, bench_outputs
 
     rows = bench.run_sweep(bench.tasks_for(["oracle"], [4000], 1, 10), progress=False)
-    bench.write_outputs(rows, tmp_path / "b", plots=False)
+    bench_outputs.write_outputs(rows, tmp_path / "b", plots=False)
     assert _run(["report", str(tmp_path / "b" / "results.db")]) == 2
     err = capsys.readouterr().err
     assert "pass the directory that holds it" in err and "meta is missing" not in err

@@ -55,12 +55,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     ]
     found = headlines(doc, cells, 16000, {"tracecraft": [(SCENARIO, f"traces/{SCENARIO}.html")]})
     (out / "index.html").write_text(render_index("memsim demo", links, findings=found), encoding="utf-8")
-    from sim.conversations.outputs import write_outputs
-
     from sim.bench.tasks import parse_designs
     from sim.conversations.example import EXAMPLE_SAMPLE
     from sim.conversations.run import run_conversations
     from sim.conversations.samples import sample_path
+    from sim.conversations_outputs import write_outputs
     from sim.outputs import Outputs
 
     conv = run_conversations(

@@ -104,11 +104,10 @@ def test_retrieval_columns_reach_csv_sqlite_and_page(tmp_path) -> None:
     import csv
     import sqlite3
 
-    from sim.conversations.outputs import write_outputs
-
     from sim.bench.tasks import DesignSpec
     from sim.conversations.run import run_baseline, run_design
     from sim.conversations.toy import tiny_instance
+    from sim.conversations_outputs import write_outputs
     from sim.outputs import Outputs
     from sim.report.conversations import render_conversations_dir
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from sim.bench import stats
 from sim.report import cost
+from sim.report.charts import LABEL_GAP, label_positions
 from sim.report.fmt import compact, nice_ticks, num
 from sim.report.inputs import check_bench
 from sim.report.templating import render
@@ -91,26 +92,10 @@ CELL_COLUMNS = (
 CHART_W = 540
 CHART_H = 260
 LEFT, RIGHT, TOP, BOTTOM = 64, 112, 16, 40
-#: Vertical gap between two series labels at a chart's right edge.
-LABEL_GAP = 11.0
 
 
 def _f(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".")
-
-
-def label_positions(wishes: list[float], gap: float, lo: float, hi: float) -> list[float]:
-    """Label baselines near their *wishes*, at least *gap* apart, inside [lo, hi] (order kept): pushed down
-    from the top, then, if the last ran past *hi*, pushed back up from the bottom."""
-    from sim.report.charts import spread
-
-    out = spread([min(max(w, lo), hi) for w in wishes], gap)
-    order = sorted(range(len(out)), key=lambda i: out[i], reverse=True)
-    floor = hi + gap
-    for i in order:
-        out[i] = min(out[i], floor - gap)
-        floor = out[i]
-    return out
 
 
 @dataclass

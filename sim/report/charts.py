@@ -488,3 +488,19 @@ def _rugs(reqs: list[Request], per: int, marks: list[Mark], markers: dict[str, s
             Rug(label, shape, colour, "", tuple(drawn), int(sum(v[0] for v in cells.values())), guides)
         )
     return out, per_cell
+
+
+#: Vertical gap between two series labels at a chart's right edge.
+LABEL_GAP = 11.0
+
+
+def label_positions(wishes: list[float], gap: float, lo: float, hi: float) -> list[float]:
+    """Label baselines near their *wishes*, at least *gap* apart, inside [lo, hi] (order kept): pushed down
+    from the top, then, if the last ran past *hi*, pushed back up from the bottom."""
+    out = spread([min(max(w, lo), hi) for w in wishes], gap)
+    order = sorted(range(len(out)), key=lambda i: out[i], reverse=True)
+    floor = hi + gap
+    for i in order:
+        out[i] = min(out[i], floor - gap)
+        floor = out[i]
+    return out

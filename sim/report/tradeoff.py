@@ -21,7 +21,7 @@ def _f(x: float) -> str:
 def recall_cost_chart(page: Any) -> dict[str, Any] | None:
     """The chart's drawing data for the bench page's :class:`~sim.report.bench.BenchPage` (None when no
     cell has both a recall and a cost)."""
-    from sim.report.bench import LABEL_GAP, label_positions
+    from sim.report.charts import LABEL_GAP, label_positions
     from sim.report.cost import priced
 
     money = priced(page.agg)
