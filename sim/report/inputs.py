@@ -205,6 +205,14 @@ def check_trace(path: Path) -> None:
         raise TraceError(f"not a memsim trace database: {path}: {exc}") from exc
 
 
+def input_files(source: Path) -> list[Path]:
+    """The files ``memsim report SOURCE`` reads: *source* itself, or a directory's ``results.db`` and the
+    PNG plots beside it (an output naming one of them is refused: :meth:`sim.outputs.Outputs.reads`)."""
+    if not source.is_dir():
+        return [source]
+    return [source / "results.db", *sorted(source.glob("*.png"))]
+
+
 def check_source(source: Path) -> None:
     """Refuse a report input that is missing, a device, an incomplete trace or a JSON file that is not a
     claims ledger, with one line (the renderers then only see well-formed input)."""
