@@ -42,7 +42,7 @@ def handshake(address: str) -> None:
     deadline = timeout_s()
     try:
         reply = asyncio.run(asyncio.wait_for(_identity(address, deadline), deadline))
-    except (TimeoutError, asyncio.TimeoutError) as exc:
+    except TimeoutError as exc:
         raise UsageError(
             f"the Dask scheduler {address} accepted the connection but did not answer within {deadline:g} s "
             f"(set {TIMEOUT_ENV} to wait longer)"
