@@ -175,4 +175,7 @@ def render_conversations_dir(out_dir: Path) -> str:
         raise UsageError(f"{db} is not a memsim conversation results database: {exc}") from exc
     if not rows:
         raise UsageError(f"{db} has no question rows")
+    from sim.report.inputs import check_questions
+
+    check_questions(rows, db)  # the schema its writer produces, values included
     return render_conversations(rows, aggregate(rows), title=Path(out_dir).name)
