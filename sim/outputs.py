@@ -3,7 +3,10 @@
 :class:`Outputs` is the set of files one command writes. Its paths are validated before any work starts
 (:meth:`Outputs.dir` and :meth:`Outputs.file` raise :class:`~sim.errors.UsageError` with one line for an
 output that could never be written: a path under a file, an unwritable directory, a directory where a
-file must go, two outputs naming one file). Each file is first written to a hidden temporary name in its
+file must go, two outputs naming one file). One rule holds for every writer: an output is a regular file
+or a directory memsim creates, so an existing device, FIFO or socket (:func:`refuse_special`) and a file
+the same command reads, by any name (:meth:`Outputs.reads`), are refused, in :meth:`Outputs.file` and
+again when a file is staged. Each file is first written to a hidden temporary name in its
 target directory (``.NAME.partial-PID``); :meth:`Outputs.commit` renames them all into place at the end,
 and :meth:`Outputs.abort` (on any error or interrupt) removes the temporaries and any directory the
 command created. A directory output (a run root, :meth:`Outputs.stage_dir`) is staged and committed the

@@ -23,6 +23,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -119,13 +120,20 @@ def test_outputs_a_fifo_target_is_refused_not_replaced(
 
 
 def test_outputs_a_device_target_is_refused(made: SimpleNamespace, tmp_path: Path) -> None:
-    """``-o /dev/null`` (as root it would replace the system's /dev/null) is refused before any work."""
+    """``-o /dev/null`` as root replaced the system's /dev/null with the page. The case plants its own
+    device node (a copy of /dev/null's numbers, needs CAP_MKNOD), never the system's: run before the fix,
+    the test must not do the damage it checks for."""
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("cannot create a device node here (needs CAP_MKNOD)")
     bench = copy_dir(made.bench, tmp_path / "b")
 
-    r = run_cli(["report", str(bench), "-o", os.devnull], tmp_path)
+    r = run_cli(["report", str(bench), "-o", str(node)], tmp_path)
 
     refused(r, "not a regular file")
-    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
 
 
 def test_outputs_a_hard_link_to_the_input_is_the_input(made: SimpleNamespace, tmp_path: Path) -> None:
@@ -172,8 +180,15 @@ def test_reads_the_questions_table_is_checked(
     assert snapshot(tmp_path) == before
 
 
-def _resume(tmp_path: Path, d: Path) -> Result:
-    return run_cli(["claims", "--exhaustive", "--claim", CHEAP_CLAIM, "--resume", str(d)], tmp_path)
+def _resume(tmp_path: Path, d: Path, *more: str) -> Result:
+    return run_cli(["claims", "--exhaustive", "--claim", CHEAP_CLAIM, "--resume", str(d), *more], tmp_path)
+
+
+def _verdicts(ledger: Path) -> list[Any]:
+    """Each direction's verdict, case count and first counterexample (not seconds, not Hypothesis' search,
+    whose shrinking may differ between runs)."""
+    row = json.loads(ledger.read_text())["claims"][0]
+    return [(d, row[d]["ok"], row[d]["examples"], row[d]["example"]) for d in ("faithful", "fixed", "off")]
 
 
 def _saved(d: Path) -> list[Path]:
@@ -199,11 +214,12 @@ def test_reads_resume_checks_saved_values(progress: Path, tmp_path: Path, edit: 
     d = copy_dir(progress, tmp_path / "p")
     for p in _saved(d):
         p.write_text(json.dumps({**json.loads(p.read_text()), **edit}))
-    fresh = _resume(tmp_path, tmp_path / "fresh")
+    fresh = _resume(tmp_path, tmp_path / "fresh", "--json", "fresh.json")
 
-    r = _resume(tmp_path, d)
+    r = _resume(tmp_path, d, "--json", "resumed.json")
 
-    assert (r.code, r.out) == (fresh.code, fresh.out) and r.code == 0, r
+    assert (r.code, fresh.code) == (0, 0), r
+    assert _verdicts(tmp_path / "resumed.json") == _verdicts(tmp_path / "fresh.json")
 
 
 def test_reads_a_saved_result_replaced_by_a_directory(progress: Path, tmp_path: Path) -> None:
@@ -322,8 +338,21 @@ def test_waits_the_moto_server_start_is_bounded(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(threaded_moto_server, "make_server", no_server)
     monkeypatch.setenv("MEMSIM_MOTO_TIMEOUT", "0.2")
-    with pytest.raises(UsageError, match=r"did not start within 0\.2 s"):
-        MotoServer()
+    outcome: list[BaseException | None] = []
+
+    def start() -> None:
+        try:
+            MotoServer()
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    starter = threading.Thread(target=start, daemon=True)  # before the fix this waited forever
+    starter.start()
+    starter.join(120)
+
+    assert outcome and isinstance(outcome[0], UsageError), outcome
+    assert "did not start within 0.2 s" in str(outcome[0])
 
 
 # -- 5. races and names --------------------------------------------------------------------------------------
