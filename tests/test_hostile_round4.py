@@ -281,6 +281,14 @@ def test_numbers_a_5000_digit_option(tmp_path: Path, argv: list[str]) -> None:
     assert "4300" not in r.err and not (tmp_path / "o").exists()
 
 
+def test_numbers_a_scenario_file_with_a_5000_digit_integer(tmp_path: Path) -> None:
+    """TOML integers reach ``int()`` inside tomllib: "internal error: ValueError: Exceeds the limit"."""
+    (tmp_path / "s.toml").write_text(f'scenario = "tracecraft_cursor_reuse"\nseed = {"9" * 5000}\n')
+
+    refused(run_cli(["run", "s.toml", "--out", "o"], tmp_path), "too many digits")
+    assert not (tmp_path / "o").exists()
+
+
 def test_numbers_parse_int_and_parse_float_are_bounded() -> None:
     from sim.errors import UsageError
     from sim.numbers import parse_float, parse_int
