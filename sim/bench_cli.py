@@ -31,10 +31,9 @@ def parse_budgets(text: str) -> list[int]:
         raise UsageError(f"--budgets lists {len(items)} windows; at most {MAX_BUDGETS}")
     out = []
     for x in items:
-        try:
-            b = int(x.replace("_", ""))
-        except ValueError as exc:
-            raise UsageError(f"--budgets: {x!r} is not an integer") from exc
+        from sim.numbers import parse_int
+
+        b = parse_int(x.replace("_", ""), "--budgets")
         if not MIN_BUDGET <= b <= MAX_BUDGET:
             raise UsageError(
                 f"--budgets must be between {MIN_BUDGET:,} and {MAX_BUDGET:,} tokens each, not {b:,}"
@@ -130,6 +129,8 @@ def run_cli(
             html=html, progress=progress, plots=plots, provider=cache, settings=settings,
         )  # fmt: skip
     outputs = Outputs()
+    if workload is not None:
+        outputs.reads(workload, "--workload")
     out = outputs.dir(out)
     for name in OUTPUT_FILES + (PLOT_FILES if plots else ()) + (("index.html",) if html else ()):
         outputs.file(out / name, "--out")  # a directory in the way fails now, not after the sweep

@@ -546,14 +546,14 @@ def report(
     """Write one self-contained HTML page for a run, a claims ledger or a benchmark."""
     from sim.outputs import Outputs
     from sim.report import render_any
-    from sim.report.inputs import check_source
+    from sim.report.inputs import check_source, input_files
 
     outputs = Outputs()
     check_source(source)
+    for f in input_files(source):
+        outputs.reads(f, "report input")
     target = output or (source / "index.html" if source.is_dir() else source.with_suffix(".html"))
     outputs.file(target, "--output")
-    if os.path.realpath(target) == os.path.realpath(source):
-        raise UsageError(f"--output {target} would overwrite its input")
     page = render_any(source)
     with outputs.transaction():
         outputs.write_text(target, page)
@@ -722,13 +722,20 @@ def _leave(rc: int) -> None:
         return
     atexit._run_exitfuncs()
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with stdout closed (``memsim --help >&-``)
+            sys.stdout.flush()
     except (BrokenPipeError, ValueError):
         _to_devnull(1)
         rc = EXIT_PIPE
     with contextlib.suppress(Exception):
         sys.stderr.flush()
     os._exit(rc)
+
+
+def _closed_pipe(exc: SystemExit) -> bool:
+    """Whether *exc* is click's ``sys.exit(1)`` after its help or ``--version`` met a closed stdout pipe."""
+    cause = exc.__context__
+    return isinstance(cause, OSError) and cause.errno == 32  # EPIPE
 
 
 def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
@@ -739,8 +746,11 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
         return EXIT_VERDICT, None
     except _kinds("NoArgsIsHelpError") as exc:
         ctx = getattr(exc, "ctx", None)
-        if ctx is not None:
-            typer.echo(ctx.get_help())
+        try:
+            if ctx is not None:
+                typer.echo(ctx.get_help())
+        except BrokenPipeError:  # bare ``memsim``, ``memsim new`` into a closed pipe: as for a command
+            return EXIT_PIPE, None
         return EXIT_OK, None
     except Interrupted as exc:
         return exc.code, str(exc)
@@ -755,6 +765,8 @@ def _dispatch(argv: list[str] | None) -> tuple[int, str | None]:
     except MemsimError as exc:
         return EXIT_USAGE, str(exc)
     except SystemExit as exc:  # click's own exits are Exit exceptions: this is a script's or a plugin's
+        if _closed_pipe(exc):  # but help or --version into a closed pipe is click's sys.exit(1)
+            return EXIT_PIPE, None
         return EXIT_USAGE, (
             f"code memsim ran (a scenario script, a design plugin) called sys.exit({exc.code!r}); only memsim "
             "sets its exit code"

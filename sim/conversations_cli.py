@@ -44,6 +44,7 @@ def run_conversation_cli(
         raise UsageError("--scheduler needs --executor dask")
     kind, path = conversation
     outputs = Outputs()
+    outputs.reads(path, "workload")
     out = outputs.dir(out)
     from sim.conversations.plots import PLOTS
     from sim.conversations_outputs import COST_FILES

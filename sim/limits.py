@@ -180,6 +180,9 @@ def load_toml(text: str, what: str, path: str | os.PathLike[str]) -> dict[str, A
         raise UsageError(f"{what} {path} is {exc}") from exc
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise UsageError(f"malformed {what} {path}: {exc}") from exc
+    except ValueError as exc:  # an integer over Python's 4,300-digit limit (issue 37)
+        reason = " ".join(str(exc).split(":")[0].split())
+        raise UsageError(f"malformed {what} {path}: {reason} (an integer with too many digits)") from exc
     if depth(value) > MAX_DEPTH:
         raise UsageError(f"{what} {path} is nested deeper than {MAX_DEPTH} levels")
     return value

@@ -281,8 +281,25 @@ class MotoServer:
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self.port = _free_port()
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
-        self._server.start()
+        self._start_bounded()
         self.url = f"http://127.0.0.1:{self.port}"
+
+    def _start_bounded(self) -> None:
+        """Start the server, waiting at most ``MEMSIM_MOTO_TIMEOUT`` seconds (default 30): moto's own
+        ``start`` waits without a bound for a server thread that may have died (its port taken)."""
+        import threading
+
+        from sim.numbers import env_seconds
+
+        limit = env_seconds("MEMSIM_MOTO_TIMEOUT", 30.0)
+        starter = threading.Thread(target=self._server.start, name="memsim-moto-start", daemon=True)
+        starter.start()
+        starter.join(limit)
+        if starter.is_alive():
+            raise UsageError(
+                f"the moto server on 127.0.0.1:{self.port} did not start within {limit:g} s "
+                "(set MEMSIM_MOTO_TIMEOUT to wait longer)"
+            )
 
     def stop(self) -> None:
         self._server.stop()

@@ -3,7 +3,10 @@
 :class:`Outputs` is the set of files one command writes. Its paths are validated before any work starts
 (:meth:`Outputs.dir` and :meth:`Outputs.file` raise :class:`~sim.errors.UsageError` with one line for an
 output that could never be written: a path under a file, an unwritable directory, a directory where a
-file must go, two outputs naming one file). Each file is first written to a hidden temporary name in its
+file must go, two outputs naming one file). One rule holds for every writer: an output is a regular file
+or a directory memsim creates, so an existing device, FIFO or socket (:func:`refuse_special`) and a file
+the same command reads, by any name (:meth:`Outputs.reads`), are refused, in :meth:`Outputs.file` and
+again when a file is staged. Each file is first written to a hidden temporary name in its
 target directory (``.NAME.partial-PID``); :meth:`Outputs.commit` renames them all into place at the end,
 and :meth:`Outputs.abort` (on any error or interrupt) removes the temporaries and any directory the
 command created. A directory output (a run root, :meth:`Outputs.stage_dir`) is staged and committed the
@@ -17,6 +20,7 @@ import errno
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -103,16 +107,28 @@ def check_dir(path: str | os.PathLike[str], what: str = "--out") -> Path:
     return p
 
 
+def refuse_special(p: Path, what: str, shown: object) -> None:
+    """The one output-path rule for an existing target: an output is a regular file (or a directory)
+    memsim creates, so a device node, a FIFO, a socket or a directory where a file goes is refused, never
+    replaced (as root, ``-o /dev/null`` would otherwise replace the system's ``/dev/null``)."""
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        if os.path.islink(p):
+            raise UsageError(f"{what} {shown} is a symlink to nothing") from None
+        return
+    except OSError as exc:
+        raise UsageError(f"cannot use {what} {shown}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{what} {shown} is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{what} {shown} exists and is not a regular file (a device, a FIFO or a socket)")
+
+
 def check_file(path: str | os.PathLike[str], what: str) -> Path:
     """Validate an output file path (its directory may not exist yet); returns its normalized path."""
     p = normalize(path)
-    try:
-        if p.is_dir():
-            raise UsageError(f"{what} {path} is a directory")
-        if p.is_symlink() and not p.exists():
-            raise UsageError(f"{what} {path} is a symlink to nothing")
-    except OSError as exc:
-        raise UsageError(f"cannot use {what} {path}: {exc.strerror or exc}") from exc
+    refuse_special(p, what, path)
     if len(p.name.encode()) > 240:
         raise UsageError(f"{what} {path}: the file name is longer than 240 bytes")
     check_dir(p.parent, what)
@@ -150,6 +166,28 @@ class Outputs:
         self._pending_dirs: list[tuple[Path, Path]] = []  # (temporary, final)
         self._made_dirs: list[Path] = []
         self._claimed: dict[Path, str] = {}  # final path -> the option that names it
+        self._inputs: dict[tuple[int, int], str] = {}  # (device, inode) of a file read -> what it is
+
+    # -- inputs --------------------------------------------------------------------------------------
+    def reads(self, path: str | os.PathLike[str], what: str = "input") -> None:
+        """Record *path* as a file this command reads: an output naming it (the same file by any path,
+        a hard link included) is refused, before anything is written. A path that is not a regular
+        file is ignored (the command's own input check refuses it)."""
+        with suppress(OSError, ValueError):
+            st = os.stat(path)
+            if stat.S_ISREG(st.st_mode):
+                self._inputs[(st.st_dev, st.st_ino)] = f"{what} {os.fspath(path)}"
+                for final, option in self._claimed.items():
+                    self._refuse_input(final, option)
+
+    def _refuse_input(self, p: Path, what: str) -> None:
+        try:
+            st = os.stat(p)
+        except (OSError, ValueError):
+            return
+        source = self._inputs.get((st.st_dev, st.st_ino))
+        if source is not None:
+            raise UsageError(f"{what} {p} would overwrite the command's {source}")
 
     # -- validation ----------------------------------------------------------------------------------
     def dir(self, path: str | os.PathLike[str], what: str = "--out") -> Path:
@@ -163,6 +201,7 @@ class Outputs:
         if key in self._claimed and self._claimed[key] != what:
             raise UsageError(f"{what} and {self._claimed[key]} name the same file {path}")
         self._claimed.setdefault(key, what)
+        self._refuse_input(p, what)
         return p
 
     # -- staging -------------------------------------------------------------------------------------
@@ -184,8 +223,8 @@ class Outputs:
     def stage(self, final: str | os.PathLike[str]) -> Path:
         """A temporary path to write *final*'s content to; it is renamed into place by :meth:`commit`."""
         final = normalize(final)
-        if final.is_dir():
-            raise UsageError(f"{final} is a directory")
+        refuse_special(final, "output", final)
+        self._refuse_input(final, "output")
         self._ensure_dir(final.parent)
         tmp = final.parent / f".{final.name}.partial-{os.getpid()}"
         if tmp.exists():

@@ -190,8 +190,8 @@ def collect(
     argv: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """The run's provenance record (JSON-ready, keys sorted when written)."""
-    from sim.version import __version__
     from sim.tokens import ENCODING_NAME
+    from sim.version import __version__
 
     record = {
         "schema": SCHEMA,

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from sim.errors import UsageError
+from sim.names import reserved_reason
 from sim.variant import Switches
 
 DESIGNS_GROUP = "memsim.designs"
@@ -190,6 +191,8 @@ def designs() -> Mapping[str, Design]:
             _note_broken(ep, f"design entry point {ep.name!r} ({ep.value}) is not a sim.registry.Design")
         elif obj.name != ep.name:
             _note_broken(ep, f"design entry point {ep.name!r} declares a design named {obj.name!r}")
+        elif (why := reserved_reason(ep.name)) is not None:
+            _note_broken(ep, f"design {ep.name!r} ({ep.value}) cannot be used: {why}")
         elif ep.name in out:
             raise UsageError(f"two installed packages register a design named {ep.name!r}")
         else:

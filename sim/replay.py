@@ -97,6 +97,7 @@ def replay_example(path: Path, *, out: Path | None, variant: str | None, outputs
     if v not in claim.directions:
         raise UsageError(f"unknown variant {v!r}: expected one of {', '.join(claim.directions)}")
     final = (out or path.parent) / f"{claim.id}.{v}.db"
+    outputs.reads(path, "saved example")
     outputs.file(final, "replay trace")
     with outputs.transaction(), Simulation(0, trace_path=outputs.stage(final)) as sim:
         sim.trace.set_meta(claim=claim.id, variant=v)
@@ -151,6 +152,7 @@ def replay_trace(
         raise UsageError(f"{path}: meta faults is not a list of fault specs")
     plan = sc.plan(scenario, seed=seed, faults=faults, store=store, params=params)
     target = (out or path.parent) / (path.stem + ".replay.db")
+    outputs.reads(path, "source trace")
     outputs.file(target, "replay trace")
     if target.resolve() == path.resolve():
         raise UsageError("the replay would overwrite its source trace")

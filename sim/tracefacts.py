@@ -30,6 +30,11 @@ _FACT_NUMBERS: dict[str, int] = {}
 _FACT_MEMO_MAX = 1 << 16
 
 
+#: The most digits a canonical fact number has: a longer one is taken as not canonical, so no ``int()``
+#: reaches Python's 4,300-digit limit (issue 37); ids that long come only from a hostile file.
+MAX_FACT_DIGITS = 4_000
+
+
 def fact_number(f: str) -> int:
     """The number of a canonical fact id (``FACT-0017`` -> 17, ``FACT-12345`` -> 12345), else -1.
 
@@ -41,7 +46,7 @@ def fact_number(f: str) -> int:
         f.startswith("FACT-")
         and digits.isascii()
         and digits.isdigit()
-        and (len(digits) == 4 or (len(digits) > 4 and digits[0] != "0"))
+        and (len(digits) == 4 or (4 < len(digits) <= MAX_FACT_DIGITS and digits[0] != "0"))
     ):
         return int(digits)
     return -1

@@ -43,6 +43,7 @@ import json
 import math
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +110,8 @@ def snapshot(directory: Path) -> dict[str, str]:
                 found[rel] = "link:" + os.readlink(p)
             elif p.is_dir():
                 found[rel] = "dir"
+            elif not p.is_file():  # a FIFO, a socket, a device: never opened (a FIFO would block)
+                found[rel] = f"special:{stat.S_IFMT(p.lstat().st_mode):o}"
             else:
                 found[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return found

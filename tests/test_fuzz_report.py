@@ -162,3 +162,46 @@ def test_fuzz_trace_for_report(ws: Workspace, trace_db: Path, data: st.DataObjec
 @given(data=st.data())
 def test_fuzz_trace_for_replay(ws: Workspace, trace_db: Path, data: st.DataObject) -> None:
     ws.check(["replay", "t.db", "--out", "r"], {"t.db": _mutate_db(data, trace_db)}, ok=(0, 1, 2))
+
+
+@pytest.fixture(scope="module")
+def conversation_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A conversation sweep's database (issue 37: its ``questions`` table is read back by ``report``)."""
+    base = tmp_path_factory.mktemp("conversations")
+    synth = ["workload", "synth", "locomo", "--instances", "1", "--sessions", "2", "--turns", "4"]
+    assert run_cli([*synth, "--out", "w.json"], base).code == 0
+    r = run_cli(["bench", "--workload", "locomo:w.json", "--designs", "tracecraft", "--budgets", "8000",
+                 "--out", "c", "--no-plots"], base)  # fmt: skip
+    assert r.code == 0, r
+    return base / "c" / "results.db"
+
+
+@fuzz_settings(ci=30, thorough=500)
+@given(data=st.data())
+def test_fuzz_conversation_questions_table(ws: Workspace, conversation_db: Path, data: st.DataObject) -> None:
+    """The ``questions`` table mutated (a value retyped, NaN, text for a count, JSON broken): exit 0 or 2."""
+    ws.check(["report", "c", "-o", "c.html"], {"c/results.db": _mutate_db(data, conversation_db)})
+
+
+#: What the ``lost`` column may hold after an edit: JSON of any shape (pairs of leaves among it), or text.
+LOST = st.one_of(
+    st.builds(json_text, LEAVES),
+    st.lists(st.lists(LEAVES, max_size=3), max_size=3).map(json_text),
+    st.lists(st.tuples(st.text(max_size=6), st.text(max_size=6)).map(list), max_size=5).map(json_text),
+    st.text(max_size=20),
+)
+
+
+@fuzz_settings(ci=30, thorough=500)
+@given(data=st.data())
+def test_fuzz_conversation_lost_column(ws: Workspace, conversation_db: Path, data: st.DataObject) -> None:
+    """The ``lost`` column (JSON text the page parses) replaced by any JSON or text: exit 0 or 2."""
+    dst = ws.base / "src.db"
+    shutil.copyfile(conversation_db, dst)
+    con = sqlite3.connect(dst)
+    con.execute("UPDATE questions SET lost = ? WHERE rowid = 1", (data.draw(LOST),))
+    con.commit()
+    con.close()
+    raw = dst.read_bytes()
+    dst.unlink()
+    ws.check(["report", "c", "-o", "c.html"], {"c/results.db": raw})

@@ -314,11 +314,19 @@ def _kill_workers(cluster: Any) -> None:
 SCHEDULER_TIMEOUT_S = 5
 
 
+#: The longest ``--scheduler`` address (a host name is at most 253 characters; the port is bounded by it too).
+MAX_ADDRESS_CHARS = 300
+
+
 def check_scheduler(address: str) -> None:
     """Refuse a ``--scheduler`` address that is malformed or that nothing listens on, in one line."""
     from distributed.comm import parse_address
     from distributed.comm.addressing import parse_host_port
 
+    if len(address) > MAX_ADDRESS_CHARS:
+        raise UsageError(
+            f"invalid Dask scheduler address {address[:60]!r}...: over {MAX_ADDRESS_CHARS} characters"
+        )
     try:
         scheme, loc = parse_address(address)
         if scheme not in ("tcp", "tls"):
@@ -333,6 +341,10 @@ def check_scheduler(address: str) -> None:
             pass
     except OSError as exc:
         raise UsageError(f"cannot reach the Dask scheduler {address}: {exc.strerror or exc}") from exc
+    if scheme == "tcp":  # tls would need security settings memsim does not take
+        from sim.bench.scheduler import handshake
+
+        handshake(address)
 
 
 def _run_dask(

@@ -35,18 +35,26 @@ def parse_provider(
         raise UsageError(f"unknown provider {name!r}: expected one of {', '.join(PROVIDERS)}")
     ttl_s: int | None = None
     if ttl is not None:
+        from sim.numbers import parse_int
+
         text = ttl.strip()
         if not text.isdigit() or not text.isascii():
-            raise UsageError(f"--cache-ttl must be a whole number of seconds, not {ttl!r}")
-        ttl_s = int(text)
+            raise UsageError(f"--cache-ttl must be a whole number of seconds, not {ttl[:40]!r}")
+        ttl_s = parse_int(text, "--cache-ttl")
         if not 1 <= ttl_s <= MAX_TTL_S:
             raise UsageError(f"--cache-ttl must be between 1 and {MAX_TTL_S:,} seconds, not {ttl_s:,}")
     usd: float | None = None
     if price is not None:
+        from sim.numbers import parse_float
+
+        if price.strip().lower() in ("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"):
+            raise UsageError(f"--price must be a finite number between 0 and {MAX_PRICE:,.0f}, not {price!r}")
         try:
-            usd = float(price)
-        except ValueError as exc:
-            raise UsageError(f"--price must be a number (USD per million tokens), not {price!r}") from exc
+            usd = parse_float(price, "--price")
+        except UsageError as exc:
+            raise UsageError(
+                f"--price must be a number (USD per million tokens), not {price[:40]!r}"
+            ) from exc
         if not math.isfinite(usd) or not 0 <= usd <= MAX_PRICE:
             raise UsageError(f"--price must be a finite number between 0 and {MAX_PRICE:,.0f}, not {price!r}")
     if name == "none":

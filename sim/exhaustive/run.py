@@ -10,7 +10,7 @@ from sim import claims as cl
 from sim.errors import UsageError
 from sim.exhaustive.declared import scope_of
 from sim.exhaustive.progress import Progress
-from sim.exhaustive.runner import Task, direction_result, run_task, tasks_of
+from sim.exhaustive.runner import Task, consistent, direction_result, run_task, tasks_of
 
 EXECUTORS = ("local", "dask")
 
@@ -53,8 +53,8 @@ def run_ledger(
     results: dict[str, dict[str, Any]] = {}
     todo: list[Task] = []
     for t in tasks:
-        saved = store.get(t.key)
-        if saved is not None:
+        saved = store.get(t.key, (t.start, t.stop))
+        if saved is not None and consistent(t, saved):
             results[t.key] = saved
         else:
             todo.append(t)

@@ -153,6 +153,29 @@ def run_task(task: Task) -> dict[str, Any]:
     return out
 
 
+def consistent(task: Task, result: dict[str, Any]) -> bool:
+    """Whether a saved *result* (well-formed: :func:`sim.exhaustive.progress.check_result`) is what
+    :func:`run_task` gives for *task*: its counts are the plan's up to its first counterexample (or over
+    the whole range), and that first counterexample, a case the plan runs, fails when run again (one case,
+    not the task). A result that "holds" over its range cannot be checked short of rerunning it."""
+    _cases, why = _plan(task.claim, task.bound, task.reduce)
+    first = result["first"]
+    end = task.stop if first is None else first + 1
+    if first is not None and why[first]:
+        return False
+    skipped: dict[str, int] = {}
+    for i in range(task.start, end):
+        if why[i]:
+            skipped[why[i]] = skipped.get(why[i], 0) + 1
+    if result["cases"] != (end - task.start) - sum(skipped.values()) or result["skipped"] != skipped:
+        return False
+    if first is None:
+        return result["detail"] == ""
+    claim = cl.get(task.claim)
+    verdict = claim.run(claim.decode(_cases[first]), task.direction)
+    return not verdict.holds and verdict.detail == result["detail"]
+
+
 def tasks_of(
     claim: cl.Claim, bound: int | None, *, reduce: bool = True, compare: bool = True, profile: str = "ci",
     seed: int = 0,

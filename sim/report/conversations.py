@@ -238,6 +238,9 @@ def render_conversations_dir(out_dir: Path) -> str:
     if not rows:
         raise UsageError(f"{db} has no question rows")
     from sim.provenance import read_db_meta
+    from sim.report.inputs import check_questions
+
+    check_questions(rows, db)  # the schema its writer produces, values included
 
     record = read_db_meta(db)
     cost = _cost_of(db, record)

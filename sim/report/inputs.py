@@ -12,11 +12,12 @@ always writes them.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sim.errors import UsageError
 from sim.values import check_finite, given
@@ -153,6 +154,59 @@ def check_bench(rows: list[dict[str, Any]], agg: list[dict[str, Any]], db: Path)
                 _numbers_of(row, where)
 
 
+Flag = Literal[0, 1]
+
+
+class QuestionRow(BaseModel):
+    """A row of a conversation sweep's ``questions`` table (:meth:`sim.conversations.metrics.Scorer.row`)."""
+
+    model_config = _STRICT
+
+    workload: str
+    instance: str
+    question_id: str
+    question_type: str
+    design: str = Field(min_length=1)
+    budget: int = Field(ge=0)
+    request_tokens: int = Field(ge=0)
+    over_window: Flag
+    evidence_turns: int = Field(ge=0)
+    evidence_in_context: int = Field(ge=0)
+    evidence_sessions: int = Field(ge=0)
+    sessions_in_context: int = Field(ge=0)
+    answer_in_context: Flag | None
+    lost: str
+    abstention: Flag
+
+    @model_validator(mode="after")
+    def _consistent(self) -> QuestionRow:
+        if self.evidence_in_context > self.evidence_turns:
+            raise ValueError("evidence_in_context is over evidence_turns")
+        if self.sessions_in_context > self.evidence_sessions:
+            raise ValueError("sessions_in_context is over evidence_sessions")
+        try:
+            lost = json.loads(self.lost)
+        except (ValueError, RecursionError):
+            raise ValueError("lost: not a JSON list of [turn id, reason] pairs") from None
+        if not (
+            isinstance(lost, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in lost)
+        ):
+            raise ValueError("lost: not a JSON list of [turn id, reason] pairs")
+        if len(lost) > self.evidence_turns:
+            raise ValueError("lost: more turns than evidence_turns")
+        return self
+
+
+def check_questions(rows: list[dict[str, Any]], db: Path) -> None:
+    """Refuse a ``questions`` table that is not what a conversation sweep writes (the first bad row)."""
+    for i, row in enumerate(rows):
+        try:
+            QuestionRow.model_validate(row)
+        except ValidationError as exc:
+            raise UsageError(f"{db}: table questions row {i + 1}: {_where(exc)}") from exc
+
+
 #: Per column of a trace table: the SQL condition its values meet (what :mod:`sim.trace` writes).
 _TRACE_RULES = {
     "ops": {
@@ -209,7 +263,7 @@ def check_trace(path: Path) -> None:
 
 def _bench_database(path: Path) -> bool:
     """Whether *path* is a ``memsim bench`` results database (a ``results`` or ``questions`` table and no
-    trace ``meta``)."""
+    trace ``ops``; both kinds carry a ``meta`` table)."""
     try:
         conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
         try:
@@ -218,7 +272,15 @@ def _bench_database(path: Path) -> bool:
             conn.close()
     except sqlite3.DatabaseError:
         return False
-    return "meta" not in names and bool(names & {"results", "questions"})
+    return "ops" not in names and bool(names & {"results", "questions"})
+
+
+def input_files(source: Path) -> list[Path]:
+    """The files ``memsim report SOURCE`` reads: *source* itself, or a directory's ``results.db`` and the
+    PNG plots beside it (an output naming one of them is refused: :meth:`sim.outputs.Outputs.reads`)."""
+    if not source.is_dir():
+        return [source]
+    return [source / "results.db", *sorted(source.glob("*.png"))]
 
 
 def check_source(source: Path) -> None:

@@ -65,6 +65,8 @@ _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _DATE = re.compile(r"\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*", re.I)
 _SPLIT = re.compile(r"[;,\s]+")
 _DIA = re.compile(r"D:?(\d+):0*(\d+)")
+#: The most digits of a session or turn number in an evidence id (bounded before ``int()``).
+MAX_ID_DIGITS = 9
 
 
 def parse_date(text: str, at: str) -> int:
@@ -95,6 +97,8 @@ def _resolve(
                 tid = piece
             else:
                 m = _DIA.fullmatch(piece)
+                if m and max(len(m[1]), len(m[2])) > MAX_ID_DIGITS:
+                    raise Bad(f"{at}[{j}]", f"{piece[:40]!r}: a number longer than {MAX_ID_DIGITS} digits")
                 tid = f"D{int(m[1])}:{int(m[2])}" if m else piece
                 if tid not in ids:
                     if piece in errata:
