@@ -105,6 +105,10 @@ def run_cli(
         raise UsageError(f"unknown executor {executor!r}: expected local or dask")
     if scheduler and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
+    if scheduler:  # a bad or silent scheduler is one error line, before the workload is read
+        from sim.bench.executors import check_scheduler
+
+        check_scheduler(scheduler)
     cache = parse_provider(provider, cache_ttl, price, model)
     specs = parse_designs(designs, knobs)
     bl = parse_budgets(budgets)
