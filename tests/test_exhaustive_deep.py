@@ -40,9 +40,7 @@ def test_a_declared_deep_shape_replaces_the_doubled_one() -> None:
     s = derive(Toy, max_len=1, paths={"ops.*": values(0, 1, 5, 9)}, deep={"ops.*": values(9)}, deep_note="x")
 
     assert s.count() == 2 * (1 + 4)
-    assert enumerate_cases(s, DEEP) == [
-        {"kind": k, "ops": [9] * n} for n in range(3) for k in ("a", "b")
-    ]
+    assert enumerate_cases(s, DEEP) == [{"kind": k, "ops": [9] * n} for n in range(3) for k in ("a", "b")]
     assert s.describe(DEEP)["note"] == "deep: x" and s.describe()["note"] == ""
     with pytest.raises(ScopeError, match="no field 'opz' in Toy \\(deep\\)"):
         derive(Toy, deep={"opz": values(1)})
