@@ -40,7 +40,7 @@ TRACE_RETENTION = 256
 class Params(BaseParams):
     """Scenario parameters."""
 
-    steps: int = Field(2_200, ge=10, le=200_000, description="env ticks (upstream max_steps is 2,200)")
+    steps: int = Field(2_200, ge=10, le=1_000_000, description="env ticks (upstream max_steps is 2,200)")
     obs_mean: int = Field(300, ge=20, le=20_000, description="mean observation size (cl100k tokens)")
     obs_max: int = Field(8_000, ge=20, le=50_000, description="largest observation (cl100k tokens)")
     probe_every: int = Field(100, ge=2, le=100_000, description="steps between probes")
