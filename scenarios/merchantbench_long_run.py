@@ -11,8 +11,11 @@ design's estimator (the fast path: no tokenizer in the loop); every hop's reques
 (its exact cl100k count and tokens by kind), and SAMPLES evenly spaced steps print the estimator's gap.
 
 It streams: the trace goes to the SQLite file as it is written (``KEEP_TRACE = False``), the server keeps
-only the newest TRACE_RETENTION step files on its in-memory tree (with running totals of the rest), and
-the summary keeps counters only, so ``--param steps=100000 --out D`` runs in flat memory.
+only the newest TRACE_RETENTION step files on its in-memory tree (with running totals of the rest), the
+memory history file (which every save appends the whole document to, so it grows with the square of the
+run's length) lives in a temp file (a :class:`~sim.spill.SpillTree` tail file) and is never read whole
+(the env counts its version markers as it grows; the summary counts its entries header by header), and
+the summary keeps counters only, so ``--param steps=200000 --out D`` runs in flat memory.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from pydantic import Field
 
 from sim.scenario import Context, main
 from sim.scenario import Params as BaseParams
+from sim.spill import SpillTree
 from sim.text import extract_facts, fact_id, fact_token, fact_value, observation
-from systems.merchantbench.model import MerchantEnv, ReactAgent, parse_history_entries, run_step
+from systems.merchantbench.model import MerchantEnv, ReactAgent, count_history_entries, run_step
 from systems.merchantbench.policies import SavePolicy
 from systems.merchantbench.state import ReactConfig
 
@@ -36,7 +40,7 @@ TRACE_RETENTION = 256
 class Params(BaseParams):
     """Scenario parameters."""
 
-    steps: int = Field(2_200, ge=10, le=200_000, description="env ticks (upstream max_steps is 2,200)")
+    steps: int = Field(2_200, ge=10, le=1_000_000, description="env ticks (upstream max_steps is 2,200)")
     obs_mean: int = Field(300, ge=20, le=20_000, description="mean observation size (cl100k tokens)")
     obs_max: int = Field(8_000, ge=20, le=50_000, description="largest observation (cl100k tokens)")
     probe_every: int = Field(100, ge=2, le=100_000, description="steps between probes")
@@ -59,7 +63,8 @@ def run(ctx: Context) -> list[str]:
     sim = ctx.sim
     rng = sim.rng("scenario.sizes")
     text_rng = sim.rng("scenario.text")
-    env = MerchantEnv(sim, sim.tree("memory"), brief=SYSTEM_PROMPT, trace_retention=TRACE_RETENTION)
+    tree = SpillTree(sim.clock("").seconds, tail=lambda path: path.endswith(".history.md"))
+    env = MerchantEnv(sim, tree, brief=SYSTEM_PROMPT, trace_retention=TRACE_RETENTION)
     config = ReactConfig(context_window=p.window, trigger=p.trigger, keep=p.keep)
     agent = ReactAgent(
         sim,
@@ -108,7 +113,8 @@ def run(ctx: Context) -> list[str]:
     hops, reminders, compactions = _add(hops, reminders, compactions, agent)
     doc = env.read_memory_doc("agent_0")
     hist_path = env.memory_history_path("agent_0")
-    hist_bytes = env.tree.read_bytes(hist_path) if env.tree.exists(hist_path) else b""
+    hist_size = tree.size(hist_path) if tree.exists(hist_path) else 0
+    hist_entries = count_history_entries(lambda at, n: tree.peek(hist_path, at, n), hist_size)
     return [
         f"MerchantBench long run: {p.steps:,} steps, observations ~{p.obs_mean} tokens (max {p.obs_max:,}), "
         f"B={p.window:,} T={p.trigger:,} K={p.keep:,}, estimator-counting provider",
@@ -118,7 +124,7 @@ def run(ctx: Context) -> list[str]:
         f"peak {peak_msgs} messages / {peak_hist:,} est. tokens",
         f"request estimate: mean {req_total // p.steps:,}, peak {peak_req:,}",
         f"memory document: {doc['bytes']:,} bytes, {len(extract_facts(doc['content']))} facts; history file "
-        f"{len(hist_bytes):,} bytes, {len(parse_history_entries(hist_bytes))} versions",
+        f"{hist_size:,} bytes, {hist_entries} versions",
         f"step traces: {env.trace_files} files, {env.trace_bytes:,} bytes (the newest {TRACE_RETENTION} kept "
         f"in memory); trace index {env.trace_index()}",
         f"facts observed {n_facts}; probes {probes}, answered from the request {hits} "

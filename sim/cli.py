@@ -299,8 +299,11 @@ def claims(
         ),
     ] = False,
     scope: Annotated[
-        int | None,
-        typer.Option(metavar="N", min=1, max=12, help="With --exhaustive: bound every sequence to N."),
+        str | None,
+        typer.Option(
+            metavar="N|deep",
+            help="With --exhaustive: bound every sequence to N (1-12), or deep: each claim's bounds doubled.",
+        ),
     ] = None,
     resume: Annotated[
         Path | None,

@@ -25,7 +25,7 @@ def run_claims(
     seed: int,
     workers: int,
     exhaustive: bool,
-    scope: int | None,
+    scope: str | None,
     resume: Path | None,
     executor: str,
     progress: bool,
@@ -51,14 +51,15 @@ def run_claims(
             outputs.file(p, what)
     if save is not None:
         outputs.dir(save, "--save")
+    limit = parse_scope(scope)
     selected = ledger.select(system, claim)  # validate before the long run
     bound = None
     if exhaustive:
         from sim.exhaustive.run import run_ledger
 
-        bound = "declared scopes" if scope is None else f"scope {scope}"
+        bound = "declared scopes" if scope is None else f"scope {limit}"
         rows = run_ledger(
-            selected, scope, workers=workers, executor=executor, resume=resume, profile=profile, seed=seed,
+            selected, limit, workers=workers, executor=executor, resume=resume, profile=profile, seed=seed,
             progress=progress,
         )  # fmt: skip
         results = [(r, _exhaustive_outcomes(r)) for r in rows]
@@ -100,6 +101,17 @@ def run_claims(
     if save is not None:
         sys.stderr.write(f"{saved} example(s) saved in {save}\n" if saved else "no counterexample to save\n")
     return all(r.as_expected for r in rows)
+
+
+def parse_scope(scope: str | None) -> int | str | None:
+    """``--scope``: None, a sequence bound from 1 to 12, or ``deep`` (each claim's bounds doubled)."""
+    from sim.exhaustive.scope import DEEP
+
+    if scope is None or scope == DEEP:
+        return scope
+    if scope.isdigit() and 1 <= int(scope) <= 12:
+        return int(scope)
+    raise UsageError(f"--scope must be a number from 1 to 12 or {DEEP!r}, not {scope!r}")
 
 
 def _exhaustive_outcomes(row: Any) -> dict[str, Any]:

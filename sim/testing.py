@@ -185,13 +185,15 @@ def _check_ranking(adapter: Any, inst: Any) -> list[str]:
     return []
 
 
-def check_scope(claim_id: str, *, max_cases: int = 2000) -> list[str]:
+def check_scope(claim_id: str, *, max_cases: int = 2000, bound: int | str | None = None) -> list[str]:
     """The problems of claim *claim_id*'s exhaustive scope (empty: it conforms).
 
     The scope must be declared (``SCOPES`` in the design's drivers), finite and within the case limit,
     every example in it valid for the claim's ``example_type``, and non-trivial: a faithful counterexample
     among its first *max_cases* cases in canonical order (the run stops at the first, so a design's test
-    stays cheap; ``memsim claims --exhaustive`` checks every case and every direction)::
+    stays cheap; ``memsim claims --exhaustive`` checks every case and every direction). *bound* is the
+    scope's bound (``"deep"``: the deep profile, whose cases are validated at the two ends of the canonical
+    order, the first and last *max_cases*)::
 
         @pytest.mark.parametrize("claim", sorted(claims.registry("toy")))
         def test_scope_conforms(claim):
@@ -205,8 +207,9 @@ def check_scope(claim_id: str, *, max_cases: int = 2000) -> list[str]:
     claim = cl.get(claim_id)
     try:
         scope = scope_of(claim_id)
-        cases = enumerate_cases(scope)
-        validate(scope, claim.example_type, cases=cases)
+        cases = enumerate_cases(scope, bound)
+        ends = cases if bound is None else cases[:max_cases] + cases[-max_cases:]
+        validate(scope, claim.example_type, cases=ends)
     except (UsageError, ScopeError) as exc:
         return [str(exc)]
     for case in cases[:max_cases]:

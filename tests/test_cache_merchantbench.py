@@ -109,3 +109,38 @@ def test_benchmark_requests_carry_upstreams_breakpoints() -> None:
 
     drive(adapter, sim, workload_of(task), check)
     assert seen and all(c["cache_read_tokens"] > 0 for _b, _h, c in seen[1:])
+
+
+def test_forbidden_retry_resends_without_message_marks(monkeypatch: Any) -> None:
+    """Upstream's Forbidden retry rebuilds ``messages`` with ``_build_llm_messages`` and no
+    ``_add_cache_breakpoints`` while ``{**request, ...}`` keeps ``extra_body`` (``react:451-459`` @
+    47eafeae): the resent request marks only the system block; the requests before and after it keep
+    their message marks."""
+    from sim.variant import Variant
+    from systems.merchantbench.drivers.common import BIG, drive, make_agent
+    from systems.merchantbench.policies import SavePolicy
+    from systems.merchantbench.state import FaultSchedule, ReactConfig
+
+    sim = Simulation(0, provider=parse_provider("anthropic"))
+    config = ReactConfig(context_window=BIG, trigger=BIG, keep=BIG)
+    schedule = FaultSchedule(llm=((1, 0, "forbidden"),))
+    agent = make_agent(sim, Variant(), SavePolicy(read_on_probe=True), config, schedule=schedule, exact=True)
+    agent.env.write_memory_doc("agent_0", "# Notes\n- FACT-0001=teal\n")
+    marks: list[tuple[int, ...]] = []
+    real = sim.request
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        marks.append(tuple(kwargs["breakpoints"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sim, "request", spy)
+    texts = ["Day 1, Hour 0\nQuestion: what is the value of FACT-0001?", "Day 1, Hour 1\nquiet hour"]
+    agent, _ = drive(agent, texts)
+    sent = agent.request_log
+    assert len(marks) == len(sent) and [r.retry for r in sent].count(True) == 1
+    system_mark = (1,)  # the head is the system prompt then the tool schemas
+    for bps, req in zip(marks, sent):
+        if req.retry:
+            assert bps == system_mark
+        else:
+            assert bps[:1] == system_mark and len(bps) > 1

@@ -17,7 +17,7 @@ from typing import Any, Literal, Union
 
 from typing_extensions import is_typeddict
 
-from sim.exhaustive.scope import Alt, Domain, Mapping, Record, Scope, ScopeError, Seq, Tup, Values
+from sim.exhaustive.scope import Alt, Domain, Mapping, Record, Scope, ScopeError, Seq, Tup, Values, deepen
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,8 @@ def derive(
     symmetry: Callable[[Any], Any] | None = None,
     canonical: Callable[[Any], Any] | None = None,
     paths: dict[str, Domain] | None = None,
+    deep: dict[str, Domain] | None = None,
+    deep_note: str = "",
     **fields: Domain,
 ) -> Scope:
     """A scope derived from *example_type*: enums and booleans whole, an integer range as its bounds,
@@ -138,11 +140,27 @@ def derive(
     *fields* (``steps=seq(...)``) and *paths* (``{"steps.*.0": values(0, 400)}``: ``*`` is a list's
     elements, a number a tuple's item, ``*`` alone the elements of a list-typed example) replace the
     derived domain of a field; the thresholds a claim turns on are declared this way.
+
+    The deep profile (``--scope deep``) derives lists up to twice *max_len* and doubles the sequences of
+    the declared domains (within the type's limits); *deep* replaces a path's domain there as declared
+    (a claim whose doubled scope would not finish thins its values or keeps a nested bound; *deep_note*
+    says how).
     """
     overrides = {**fields, **(paths or {})}
     derived = _Derive(max_len, overrides)
     shape = derived.domain(example_type, "")
+    name = getattr(example_type, "__name__", example_type)
     unknown = sorted(set(overrides) - derived.used)
     if unknown:
-        raise ScopeError(f"no field {unknown[0]!r} in {getattr(example_type, '__name__', example_type)}")
-    return Scope(shape, note=note, symmetry=symmetry, canonical=canonical)
+        raise ScopeError(f"no field {unknown[0]!r} in {name}")
+    deep_shape = None
+    if deep:
+        doubled = {k: deepen(v) for k, v in overrides.items()}
+        deeper = _Derive(2 * max_len, {**doubled, **deep})
+        deep_shape = deeper.domain(example_type, "")
+        unknown = sorted(set(deep) - deeper.used)
+        if unknown:
+            raise ScopeError(f"no field {unknown[0]!r} in {name} (deep)")
+    return Scope(
+        shape, note=note, symmetry=symmetry, canonical=canonical, deep=deep_shape, deep_note=deep_note
+    )

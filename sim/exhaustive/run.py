@@ -11,11 +11,12 @@ from sim.errors import UsageError
 from sim.exhaustive.declared import scope_of
 from sim.exhaustive.progress import Progress
 from sim.exhaustive.runner import Task, consistent, direction_result, run_task, tasks_of
+from sim.exhaustive.scope import Bound
 
 EXECUTORS = ("local", "dask")
 
 
-def check_scopes(selected: list[cl.Claim], bound: int | None) -> None:
+def check_scopes(selected: list[cl.Claim], bound: Bound) -> None:
     """Refuse, before the run, a selected claim without a scope or with one over the case limit."""
     for c in selected:
         scope_of(c.id)
@@ -25,7 +26,7 @@ def check_scopes(selected: list[cl.Claim], bound: int | None) -> None:
 
 def run_ledger(
     selected: list[cl.Claim],
-    bound: int | None = None,
+    bound: Bound = None,
     *,
     workers: int = 1,
     executor: str = "local",

@@ -25,7 +25,7 @@ from typing import Any
 from sim import claims as cl
 from sim.errors import UsageError
 from sim.exhaustive.declared import scope_of
-from sim.exhaustive.scope import Scope, ScopeError, enumerate_cases, size, validate
+from sim.exhaustive.scope import Bound, Scope, ScopeError, enumerate_cases, size, validate
 
 #: Cases per task of a direction that must hold.
 CHUNK = 200
@@ -37,7 +37,7 @@ class Task:
 
     claim: str
     direction: str
-    bound: int | None
+    bound: Bound
     start: int
     stop: int
     fingerprint: str
@@ -52,7 +52,7 @@ class Task:
         return f"{self.claim}|{self.direction}|{self.bound}|{span}|{self.reduce}|{self.fingerprint}"
 
 
-def _plan(claim_id: str, bound: int | None, reduce: bool) -> tuple[list[Any], list[str]]:
+def _plan(claim_id: str, bound: Bound, reduce: bool) -> tuple[list[Any], list[str]]:
     """The scope's cases in canonical order and, per case, "" (run it) or the reduction that skips it
     (cached per process while the declared scope is unchanged)."""
     scope = scope_of(claim_id)
@@ -177,7 +177,7 @@ def consistent(task: Task, result: dict[str, Any]) -> bool:
 
 
 def tasks_of(
-    claim: cl.Claim, bound: int | None, *, reduce: bool = True, compare: bool = True, profile: str = "ci",
+    claim: cl.Claim, bound: Bound, *, reduce: bool = True, compare: bool = True, profile: str = "ci",
     seed: int = 0,
 ) -> list[Task]:  # fmt: skip
     """The tasks of *claim*: one per must-fail direction, chunks of :data:`CHUNK` per must-hold one."""
@@ -199,7 +199,7 @@ def tasks_of(
     return out
 
 
-def direction_result(claim: cl.Claim, direction: str, bound: int | None, results: list[dict[str, Any]],
+def direction_result(claim: cl.Claim, direction: str, bound: Bound, results: list[dict[str, Any]],
                      reduce: bool = True) -> Any:  # fmt: skip
     """The ledger's :class:`~sim.ledger.Direction` of *direction* from its tasks' results (in range order)."""
     from sim.ledger import Direction

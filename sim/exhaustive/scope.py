@@ -18,6 +18,12 @@ whole; integer ranges as a few values at and next to their bounds; lists with th
 and takes explicit domains for the fields whose thresholds matter, so a scope reads as the thresholds it
 probes.
 
+**The deep profile** (``--scope deep``): every claim's own bounds doubled, each sequence's ``max_len``
+twice the declared one within the type's ``cap`` (:func:`deepen`), or the claim's declared deep shape
+(``Scope.deep``, :func:`~sim.exhaustive.derive.derive`'s ``deep=``), which must double the claim's
+bound, its longest sequence's (:func:`bound_of`), where the type allows and may keep other sequences or
+thin the values to stay affordable.
+
 **Canonical order.** Every example has a size (the number of sequence elements in it, the sum of its
 values' ranks in their domains), and the scope is enumerated by size, then lexicographically by the
 ranks in field order. The first counterexample in that order is therefore a minimal one within the
@@ -36,6 +42,12 @@ from typing import Any
 
 #: The most cases a scope may have (a larger one is refused up front: it would not finish).
 MAX_CASES = 2_000_000
+
+#: The bound of the deep profile (``--scope deep``): each claim's declared bounds doubled.
+DEEP = "deep"
+
+#: A scope's bound: None (as declared), N (every sequence bounded by N) or :data:`DEEP`.
+Bound = int | str | None
 
 
 class ScopeError(ValueError):
@@ -157,27 +169,37 @@ class Scope:
     note: str = ""
     symmetry: Callable[[Any], Any] | None = None
     canonical: Callable[[Any], Any] | None = None
+    deep: Domain | None = None  # the deep profile's shape (None: every sequence bound doubled)
+    deep_note: str = ""  # what the deep shape thins or keeps, beside the note
 
-    def at(self, bound: int | None) -> Domain:
-        """The shape with every sequence bounded by *bound* (None: as declared)."""
+    def at(self, bound: Bound) -> Domain:
+        """The shape with every sequence bounded by *bound* (None: as declared; :data:`DEEP`: the deep
+        profile's shape)."""
+        if bound == DEEP:
+            return deepen(self.shape) if self.deep is None else self.deep
+        if isinstance(bound, str):
+            raise ScopeError(f"unknown scope {bound!r}: a number or {DEEP!r}")
         return self.shape if bound is None else _rebound(self.shape, bound)
 
-    def count(self, bound: int | None = None) -> int:
+    def count(self, bound: Bound = None) -> int:
         """How many examples the scope holds (without enumerating them)."""
         return _count(self.at(bound))
 
-    def describe(self, bound: int | None = None) -> dict[str, Any]:
+    def describe(self, bound: Bound = None) -> dict[str, Any]:
         """The bound as the ledger states it: the sequence bound, the number of cases, each field's domain
         (``[item]0..3``: sequences of 0 to 3 items) and the note."""
         shape = self.at(bound)
-        return {"bound": bound, "cases": _count(shape), "domain": _show(shape), "note": self.note}
+        note = self.note
+        if bound == DEEP and self.deep_note:
+            note = f"{note}; deep: {self.deep_note}" if note else f"deep: {self.deep_note}"
+        return {"bound": bound, "cases": _count(shape), "domain": _show(shape), "note": note}
 
-    def text(self, bound: int | None = None) -> str:
+    def text(self, bound: Bound = None) -> str:
         """:meth:`describe` in one line."""
         d = self.describe(bound)
         return f"{d['cases']} cases: {d['domain']}" + (f" ({d['note']})" if d["note"] else "")
 
-    def fingerprint(self, bound: int | None = None) -> str:
+    def fingerprint(self, bound: Bound = None) -> str:
         """A hash of the enumerated domain and the reductions' names (resumed progress is used only if they
         are unchanged)."""
         names = [f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', '')}" if f else "" for f in
@@ -198,6 +220,28 @@ def _rebound(d: Domain, n: int) -> Domain:
     if isinstance(d, Mapping):
         return Mapping(d.keys, _rebound(d.value, n), d.min_keys, d.max_keys)
     return d
+
+
+def deepen(d: Domain) -> Domain:
+    """*d* with every sequence's ``max_len`` doubled, within its type's ``cap``."""
+    if isinstance(d, Seq):
+        hi = 2 * d.max_len if d.cap is None else min(2 * d.max_len, d.cap)
+        return Seq(deepen(d.item), d.min_len, max(d.min_len, hi), d.cap, d.unique, d.prefix)
+    if isinstance(d, Tup):
+        return Tup(tuple(deepen(x) for x in d.items))
+    if isinstance(d, Record):
+        return Record(tuple((k, deepen(x)) for k, x in d.fields))
+    if isinstance(d, Alt):
+        return Alt(tuple(deepen(x) for x in d.options))
+    if isinstance(d, Mapping):
+        return Mapping(d.keys, deepen(d.value), d.min_keys, d.max_keys)
+    return d
+
+
+def bound_of(d: Domain) -> tuple[int, int | None] | None:
+    """A shape's bound: its longest sequence's (``max_len``, the type's ``cap``), None without one."""
+    found = [(s.max_len, s.cap) for s in _seqs(d)]
+    return max(found, key=lambda b: b[0]) if found else None
 
 
 def _show(d: Domain, limit: int = 6) -> str:
@@ -304,7 +348,7 @@ def _items(d: Domain) -> list[_Item]:
     return seqs
 
 
-def enumerate_cases(scope: Scope, bound: int | None = None, *, limit: int = MAX_CASES) -> list[Any]:
+def enumerate_cases(scope: Scope, bound: Bound = None, *, limit: int = MAX_CASES) -> list[Any]:
     """Every example of *scope* in canonical order (size, then ranks lexicographically)."""
     shape = scope.at(bound)
     n = _count(shape)
@@ -315,7 +359,7 @@ def enumerate_cases(scope: Scope, bound: int | None = None, *, limit: int = MAX_
     return [it[0] for it in items]
 
 
-def size(scope: Scope, example: Any, bound: int | None = None) -> tuple[int, int] | None:
+def size(scope: Scope, example: Any, bound: Bound = None) -> tuple[int, int] | None:
     """(sequence elements, rank sum) of *example* in *scope*, or None when it is outside the scope."""
     found = _locate(scope.at(bound), _jsonable(example))
     return None if found is None else (found[0], found[1])
@@ -376,9 +420,7 @@ def _jsonable(x: Any) -> Any:
 
 
 # -- validation -----------------------------------------------------------------------------------------
-def validate(
-    scope: Scope, example_type: Any, bound: int | None = None, cases: list[Any] | None = None
-) -> int:
+def validate(scope: Scope, example_type: Any, bound: Bound = None, cases: list[Any] | None = None) -> int:
     """Check that every example of *scope* is a valid *example_type* (raises :class:`ScopeError`
     naming the first that is not); returns the number of cases."""
     from pydantic import TypeAdapter, ValidationError

@@ -114,6 +114,12 @@ OPERATIONS: list[Operation] = [
         "one-shot in-place redaction of the last tool group, then one retry",
     ),
     Operation(
+        "_add_cache_breakpoints / extra_body (Claude models)",
+        ("RT-CMP-openai-model", "MEM-CLM-telemetry-limits"),
+        "no system message; cache_control on the system block, the last two messages and the last "
+        "assistant message (non-empty text only); the Forbidden retry resends with the system mark alone",
+    ),
+    Operation(
         "_act_context",
         ("MEM-CLM-telemetry-limits",),
         "tokens (reported, else request estimate), compacted while pending, health counters",
@@ -137,8 +143,10 @@ NOT_MODELED: list[str] = [
     "env.lock contention: SimPy runs one process at a time, so every /act is already serialized.",
     "Chat-template tokens: the provider count is cl100k of role, content and tool-call name/arguments per "
     "message, plus the system prompt and the tool schemas' canonical JSON.",
-    "Claude models: cache breakpoints and extra_body (the system prompt is counted but not sent as a "
-    "message), and the act context's estimate over the breakpoint copies.",
+    "Claude models: the act context's tokens estimate (sent only when no usage was reported) is taken in "
+    "upstream over the marked copies of the request (react:191-227, 629: a marked message's content "
+    "becomes one text block with cache_control), memsim's over the unmarked messages: a higher chars/4 "
+    "figure in upstream's act telemetry; the trigger and every request are unchanged.",
     "Directory fsyncs and case-insensitive filesystems other than by the casefold_paths switch.",
     "Legacy realshop history entries are assumed to share the current entry framing (framed-versions fix).",
     "Multi-agent hooks beyond 'the hook closes when every agent ended its step'.",
@@ -151,9 +159,10 @@ NOT_MODELED: list[str] = [
     'descriptions and no parameters for the 22 domain tools; a call to one returns {"ok": true}. By the '
     "design's chars/4 estimate the stand-in is 4,661 tokens, upstream's 4,302 (the estimate-counting "
     "provider's reported tokens are 359 higher per request); cl100k counts are equal.",
-    "token_usage on each act and record_usage (/usage) for delayed auxiliary usage, with cached-token "
-    "accounting (prompt_tokens_details.cached_tokens): cost telemetry only; the trigger reads "
-    "usage.prompt_tokens, which includes cached tokens, as modeled. Turn records carry token_usage {}.",
+    "token_usage on each act and record_usage (/usage) for delayed auxiliary usage: cost telemetry only "
+    "(the cached-token reading and token_usage's arithmetic are model.caching's, and --provider prices "
+    "each request); the trigger reads usage.prompt_tokens, which includes cached tokens, as modeled. Turn "
+    "records carry token_usage {}.",
     "Failed-act runtime events (every /act answered >= 400 is logged as {status, error}): telemetry "
     "outside the memory the agent reads.",
     "Client-supplied tool messages (runtime_historical) and non-env tool_origin calls in /act payloads, "

@@ -156,8 +156,9 @@ CLAIMS: list[Claim] = [
         "resume-truncates-log",
         ("MEM-OBJ-work-log", "MEM-RTE-worklog-fold", "RT-OBJ-loop-result"),
         "A stalled restart hands over only a fixed-size head of the WORK LOG (upstream: the first 12,000 "
-        "characters, 6,000 on a pivot; scaled down in the examples), so facts further down a log that may "
-        "hold 500,000 characters never reach the fresh attempt.",
+        "characters, 6,000 on a pivot, where the strategy review reads the first 8,000; all three scaled "
+        "down together in the examples, the review's 2,500-character answer not), so facts further down a "
+        "log that may hold 500,000 characters never reach the fresh attempt.",
         "handoff-cap-worklog: cap the handoff at worklog_max_chars",
         worklog.handoff_examples,
         worklog.check_handoff,

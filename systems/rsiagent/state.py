@@ -48,10 +48,11 @@ class LoopConfig:
     """The fold/restart knobs of ``core/loop.py`` for one role (§2.18 of the fidelity note).
 
     ``keep_ceiling`` is the ceiling of :func:`effective_keep`; None means ``history_keep_pairs``.
-    ``handoff_cap`` / ``pivot_cap`` are upstream's literal 12,000 / 6,000 handoff slices (parameters
-    here so that examples can be small; the defaults are upstream's). ``max_consec_*`` are the streak
-    limits behind the ``stalled`` status (dry / degenerate / failed-done / repeat); the streaks themselves
-    are not modeled (a loop result carries its status).
+    ``handoff_cap`` / ``pivot_cap`` are upstream's literal 12,000 / 6,000 handoff slices and
+    ``review_cap`` the strategy review's literal 8,000-character slice of the WORK LOG (parameters here
+    so that examples can be small and scale them together; the defaults are upstream's).
+    ``max_consec_*`` are the streak limits behind the ``stalled`` status (dry / degenerate / failed-done /
+    repeat); the streaks themselves are not modeled (a loop result carries its status).
     """
 
     history_keep_pairs: int = 0
@@ -75,6 +76,7 @@ class LoopConfig:
     escalation_model: str = ""
     handoff_cap: int = 12_000
     pivot_cap: int = 6_000
+    review_cap: int = 8_000
 
     @property
     def folding(self) -> bool:

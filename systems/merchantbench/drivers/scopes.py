@@ -56,6 +56,8 @@ SCOPES: dict[str, Scope] = {
         window=values(60, 660, 1260),
         paths={"steps.*.1": values(0, 47, 3000)},
         note="every text kind, 0 to 3,000 characters",
+        deep={"window": values(60, 1260), "steps.*.1": values(47, 3000)},
+        deep_note="the smallest and largest window, texts of 47 and 3,000 characters",
     ),
     "silent-slide": derive(cx.SlideExample, max_len=2),
     "reminder-lost-on-425": derive(
@@ -67,6 +69,8 @@ SCOPES: dict[str, Scope] = {
             )
         },
         note="steps of 0 or 800 characters: with no fact, with a 425 at the first hop, or with a fact",
+        deep={"steps.*": values([0, 0, None], [800, 0, None], [0, 0, 0], [0, 1, None])},
+        deep_note="the 425 and the fact on steps of 0 characters",
     ),
     "forced-eos-compacts": derive(
         cx.ForcedExample,
@@ -82,6 +86,8 @@ SCOPES: dict[str, Scope] = {
         cx.ReuseExample,
         max_len=2,
         paths={"resend": seq(values(0, 1, 2, 3), 1, cap=2)},
+        deep={"writes.*.1": values("alpha", "beta"), "resend": seq(values(0, 1, 2, 3), 1, cap=2)},
+        deep_note="two contents (the same or another), one resend",
     ),
     "forbidden-erases-read": derive(cx.ForbiddenExample, max_len=2),
     "id-aliasing": derive(

@@ -58,6 +58,7 @@ from systems.merchantbench.model.history import (
 )
 from systems.merchantbench.model.llm import LLM_ERRORS, LLMFailure, classify_llm_error
 from systems.merchantbench.model.memory import (
+    count_history_entries,
     framed_version_count,
     history_entry,
     injective_agent_id,
@@ -113,6 +114,7 @@ __all__ = [
     "classify_llm_error",
     "compaction_notice",
     "compaction_reminder",
+    "count_history_entries",
     "estimate_tokens",
     "framed_version_count",
     "group_trim",

@@ -89,8 +89,8 @@ class ReactAgent:
     count of the whole request: system prompt, tool schemas, messages) or ``"estimate"`` (the design's
     own estimate plus the tool schemas' estimate; the fast path); a stand-in may report its own
     ``prompt_tokens`` instead. *record_every* records every n-th hop
-    with ``sim.request`` (0: none). Not modeled: Claude cache breakpoints (the system prompt is counted
-    but sent via ``extra_body``), streaming, ``max_steps`` and CLI overrides.
+    with ``sim.request`` (0: none). Claude cache breakpoints: :meth:`cache_breakpoints`. Not modeled:
+    streaming, ``max_steps`` and CLI overrides.
     """
 
     def __init__(
@@ -351,7 +351,9 @@ class ReactAgent:
         ``cache-breakpoints-off`` switch. Only a provider that reads breakpoints (``anthropic``) uses them."""
         if self.variant.has(CACHE_BREAKPOINTS_OFF) or not isinstance(parts, Parts):
             return ()
-        return request_breakpoints(self.system_prompt, len(parts.head), parts.body)
+        return request_breakpoints(
+            self.system_prompt, len(parts.head), parts.body, policy_retry=parts.policy_retry
+        )
 
     def act_context(self, messages: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """``_act_context`` (react 537-558; MEM-CLM-telemetry-limits; Corrections 4, 6): ``tokens`` is the
@@ -433,6 +435,7 @@ class ReactAgent:
                 forbidden_retried = retry = True
                 self._redact_last_tool_group()
                 msgs, parts, est = self.build_request()
+                parts.policy_retry = True  # resent without message cache marks (react 451-459)
                 continue
             if code not in RETRYABLE_CODES:
                 if retries > 0 or forbidden_retried:

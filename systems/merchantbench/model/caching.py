@@ -16,10 +16,15 @@ For a Claude model upstream marks, with ``cache_control: {"type": "ephemeral"}``
   in a list content the last block with non-empty text gets it;
 * the tool schemas get none.
 
-With the system mark that is at most four, the API's limit. In memsim's parts the head is the system
-prompt then the tool schemas (the API renders tools, then system); both come before every message, so
-the system mark is placed on the head's last part and covers both, as the API's system breakpoint covers
-tools and system. Not modeled: the 1-hour TTL (upstream never asks for it).
+With the system mark that is at most four, the API's limit. The one-shot Forbidden retry
+(``_chat_completion_with_retries``, react 451-459) rebuilds ``messages`` with ``_build_llm_messages``
+alone, without ``_add_cache_breakpoints``, and keeps the rest of the request (``{**request, ...}``): the
+resent request marks only the system block (``extra_body``), no message.
+
+In memsim's parts the head is the system prompt then the tool schemas (the API renders tools, then
+system); both come before every message, so the system mark is placed on the head's last part and covers
+both, as the API's system breakpoint covers tools and system. Not modeled: the 1-hour TTL (upstream
+never asks for it).
 """
 
 from __future__ import annotations
@@ -56,12 +61,18 @@ def message_breakpoints(messages: Sequence[Mapping[str, Any]]) -> tuple[int, ...
 
 
 def request_breakpoints(
-    system_prompt: str | None, head: int, messages: Sequence[Mapping[str, Any]]
+    system_prompt: str | None,
+    head: int,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    policy_retry: bool = False,
 ) -> tuple[int, ...]:
     """The part indices of a request whose parts are *head* parts (system prompt if any, tool schemas)
     then one per message of *messages*: the system mark on the head's last part (only with a non-empty
-    *system_prompt*) and the message marks."""
+    *system_prompt*) and the message marks, none on the Forbidden retry (*policy_retry*)."""
     sys_mark = (head - 1,) if system_prompt and head > 0 else ()
+    if policy_retry:
+        return sys_mark
     return sys_mark + tuple(head + i for i in message_breakpoints(messages))
 
 

@@ -8,6 +8,7 @@ times from the server's modeled clock, the step from the env tick).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sim.faults import Crash
@@ -30,6 +31,9 @@ from systems.merchantbench.state import (
 )
 
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.-]+")
+_MARKERS = (VERSION_MARKER.encode(), LEGACY_VERSION_MARKER.encode())
+#: The bytes of a history file's end remembered with its marker count (:meth:`MemoryTools._marker_count`).
+_TAIL = 64
 
 
 def safe_agent_id(agent_id: Any) -> str:
@@ -83,6 +87,33 @@ def parse_history_entries(history: bytes) -> list[tuple[int, bytes]]:
         pos = m.end() + size + (1 if size and not body.endswith(b"\n") else 0)
         out.append((int(m[1]), body))
     return out
+
+
+def count_history_entries(read: Callable[[int, int], bytes], size: int) -> int:
+    """``len(parse_history_entries(history))`` for a history of *size* bytes read piece by piece
+    (``read(offset, length)``): each header is matched on a window that doubles until it holds the whole
+    frame (or the rest of the file), each body skipped by its ``bytes`` length, so a long run's summary
+    never holds the file."""
+    pos = n = 0
+    while pos < size:
+        if n:
+            if read(pos, 2) != b"\n\n":
+                break
+            pos += 2
+        window = 256
+        while True:
+            head = read(pos, window)
+            m = _FRAME.match(head)
+            if m is not None or pos + window >= size:
+                break
+            window *= 2
+        if m is None:
+            break
+        body = int(m[2])
+        end = pos + m.end() + body
+        pos = end + (1 if body and read(end - 1, 1) != b"\n" else 0)
+        n += 1
+    return n
 
 
 def framed_version_count(history: bytes) -> int:
@@ -146,6 +177,7 @@ class MemoryTools(RunState):
             self.sim.trace.op(SYSTEM, "write_memory_doc", agent=str(agent_id), phase="fail", bytes=size)
             return result
         doc = self.memory_doc_path(agent_id)
+        self._marks().pop(doc, None)  # an aliasing id's document is another id's history file
         clock = self.server_clock.seconds  # the env server process writes the files
         faults = self.sim.faults
         if self.variant.has(DOCUMENTS_OFF):
@@ -176,15 +208,46 @@ class MemoryTools(RunState):
         if self.variant.has(HISTORY_OFF):
             return 0
         path = self.memory_history_path(agent_id)
-        existing = self.tree.read_bytes(path) if self.tree.exists(path) else b""
         if self.variant.has(FRAMED_VERSIONS):
-            version = framed_version_count(existing) + 1
+            existing = self.tree.read_bytes(path) if self.tree.exists(path) else b""
+            version, old = framed_version_count(existing) + 1, len(existing)
         else:
-            version = next_memory_version(existing.decode("utf-8", "replace"))
+            old, marks = self._marker_count(path)
+            version = 1 + marks  # next_memory_version over the whole file, counted as it grew
         wall_ms = self._server_ms()  # int(time.time()*1000) in the env server, not the agent's clock
-        entry = history_entry(version, self.t, wall_ms, size, content, first=not existing)
-        self.tree.append_text(path, entry, clock=self.server_clock.seconds)
+        data = history_entry(version, self.t, wall_ms, size, content, first=not old).encode("utf-8")
+        self.tree.append_bytes(path, data, clock=self.server_clock.seconds)
+        if not self.variant.has(FRAMED_VERSIONS):
+            tail = (self.tree.peek(path, max(0, old + len(data) - _TAIL), _TAIL) if len(data) < _TAIL
+                    else data[-_TAIL:])  # fmt: skip
+            self._marks()[path] = (old + len(data), version - 1 + sum(map(data.count, _MARKERS)), tail)
         return version
+
+    def _marks(self) -> dict[str, tuple[int, int, bytes]]:
+        """Per history file: its size, marker count and last bytes after this env's last append."""
+        marks: dict[str, tuple[int, int, bytes]] | None = self.__dict__.get("_history_marks")
+        if marks is None:
+            marks = self.__dict__["_history_marks"] = {}
+        return marks
+
+    def _marker_count(self, path: str) -> tuple[int, int]:
+        """(size, marker count) of history file *path* (0, 0 when missing): upstream reads the whole file
+        and counts both markers in it at every write (:func:`next_memory_version`). The count is kept
+        from this env's last append and only the appended entry is counted (a marker holds no newline and
+        every later entry starts with two, so no marker spans two entries, and markers cannot overlap);
+        the file is read whole again when it is not as that append left it (its size or last bytes
+        differ, or the document of an aliasing id was written over it). One counted operation either way,
+        as upstream's one read: a long run keeps neither the file's bytes nor a copy of them."""
+        marks = self._marks()
+        if not self.tree.exists(path):
+            marks.pop(path, None)
+            return 0, 0
+        size = self.tree.size(path)
+        got = marks.get(path)
+        if got is not None and got[0] == size and self.tree.peek(path, max(0, size - _TAIL), _TAIL) == got[2]:
+            return size, got[1]
+        data = self.tree.peek(path, 0, size)
+        return size, sum(map(data.count, _MARKERS))
 
     def read_memory_doc(self, agent_id: Any) -> dict[str, Any]:
         """The whole latest document (MEM-RTE-document-read): universal newlines (fixed: raw), bytes of what

@@ -16,13 +16,15 @@ from systems.merchantbench.model.estimate import provider_text
 class Parts(Sequence[str]):
     """A request's provider texts: the head (system prompt, tool schemas) and one text per message of the
     request *msgs* after its first *skip* (the system message, whose text is the head's prompt), built on
-    first use (a hop that nobody reads the texts of builds none)."""
+    first use (a hop that nobody reads the texts of builds none). *policy_retry*: the request is the
+    Forbidden retry (sent without message cache marks)."""
 
-    __slots__ = ("_items", "_msgs", "_skip", "head")
+    __slots__ = ("_items", "_msgs", "_skip", "head", "policy_retry")
 
     def __init__(self, head: list[str], msgs: list[dict[str, Any]], skip: int = 0) -> None:
         self.head, self._msgs, self._skip = head, msgs, skip
         self._items: list[str] | None = None
+        self.policy_retry = False
 
     @property
     def body(self) -> list[dict[str, Any]]:

@@ -160,7 +160,8 @@ def check_guard(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdic
 
 # -- 8. the resume handoff truncates the log ---------------------------------------------------------------
 class HandoffExample(TypedDict):
-    """WORK LOG facts, the handoff cap (upstream 12,000; the pivot's is half) and the pivot path."""
+    """WORK LOG facts, the handoff cap (upstream 12,000; the pivot's is half, the strategy review's slice
+    of the log two thirds) and the pivot path."""
 
     facts: Annotated[int, Field(ge=1, le=40)]
     cap: Literal[120, 240, 480]
@@ -178,9 +179,19 @@ def handoff_examples() -> Any:
 
 
 def check_handoff(sim: Simulation, ex: dict[str, Any], variant: Variant) -> Verdict:
-    """Every fact of the WORK LOG handed to a fresh attempt reaches it."""
+    """Every fact of the WORK LOG handed to a fresh attempt reaches it. The example scales upstream's
+    character slices together: the handoff's 12,000 to *cap*, the pivot's 6,000 to half of it and the
+    strategy review's 8,000 to two thirds (issue 42: unscaled, the review saw every example's whole log
+    and carried its facts over on the pivot path, which upstream at its scale does not). The review's
+    2,500-character answer is not scaled: it restates fact tokens, whose size the scaling does not
+    shrink, and at upstream's scale it holds every example's facts (40 tokens, about 700 characters)."""
+    cap = ex["cap"]
     cfg = LoopConfig(
-        history_keep_pairs=80, worklog_max_chars=2000, handoff_cap=ex["cap"], pivot_cap=ex["cap"] // 2
+        history_keep_pairs=80,
+        worklog_max_chars=2000,
+        handoff_cap=cap,
+        pivot_cap=cap // 2,
+        review_cap=cap * 8_000 // 12_000,
     )
     wl = "WORK LOG\n" + "\n".join(f"- {fact(i)}" for i in range(1, ex["facts"] + 1))
     res = LoopResult("stalled", 10, wl, surface_delta="" if ex["pivot"] else "M project/x.py")

@@ -187,12 +187,12 @@ def pivot_handoff_message(review: str, worklog: str, cap: int = 6_000) -> str:
     return out
 
 
-def strategy_review_ask(worklog: str, tail: str) -> str:
-    """``strategy_review_ask``: the ask, ``worklog.strip()[:8000]`` and ``tail.strip()[:6000]``, each only
-    when not blank, joined by blank lines."""
+def strategy_review_ask(worklog: str, tail: str, cap: int = 8_000) -> str:
+    """``strategy_review_ask``: the ask, ``worklog.strip()[:8000]`` (*cap*: a scaled example's slice) and
+    ``tail.strip()[:6000]``, each only when not blank, joined by blank lines."""
     parts = [REVIEW_ASK]
     if worklog.strip():
-        parts.append("WORK LOG of the attempt:\n" + worklog.strip()[:8000])
+        parts.append("WORK LOG of the attempt:\n" + worklog.strip()[:cap])
     if tail.strip():
         parts.append("FINAL TURNS of the attempt:\n" + tail.strip()[:6000])
     return "\n\n".join(parts)

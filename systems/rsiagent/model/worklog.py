@@ -484,7 +484,8 @@ def stalled_handoff(
 
     ``wl`` is ``res.worklog`` (or, when empty, synthesis is on and the history is not, the synthesized
     log: one summarizer call). On the pivot path (``strategy_pivot`` and no file delta) the strategy
-    review sees the last 6 messages (≤1,500 chars each) and ``res.worklog``, not ``wl``; the handoff is
+    review sees the last 6 messages (≤1,500 chars each) and ``res.worklog`` (≤8,000, ``review_cap``), not
+    ``wl``; its answer is cut at 2,500; the handoff is
     ``pivot_handoff_message(review, wl)`` (log ≤6,000), otherwise ``handoff_message(wl)`` (≤12,000), each
     log section left out when blank, then the ``recovery`` memory note. Fixes: ``review-gets-wl`` and
     ``handoff-cap-worklog`` (cap at ``worklog_max_chars``). Off switches: ``handoff-log-off`` hands no log
@@ -504,7 +505,7 @@ def stalled_handoff(
         ask = (
             strategy_review_ask("", "")
             if variant.has("review-off")
-            else strategy_review_ask(review_log, tail)
+            else strategy_review_ask(review_log, tail, cfg.review_cap)
         )
         sim.request(
             SYSTEM, "loop.strategy_review", [REVIEW_SYSTEM, ask], agent=agent, kinds=["system", "worklog"]

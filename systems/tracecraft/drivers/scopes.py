@@ -63,6 +63,8 @@ SCOPES: dict[str, Scope] = {
             "ops.*": _ops(mail.mail_op_choices(mail.SKEW_SKEWS, mail.SKEW_EXTRA)),
         },
         note="senders 0, 2, 10 and 15 minutes slow; a PUT 120 s late; waits of 10, 350 and 700 s",
+        deep={"ops.*": _ops((("send", 0, 0), ("send", 2, 0), ("send", 0, 120), ("wait", 0, 350)))},
+        deep_note="up to 6 of 4 ops: the on-time and 10-minute-slow senders, the late PUT, a wait past grace",
     ),
     "future-key-blinds": derive(
         mail.FutureKeyBlindsExample,
@@ -72,6 +74,8 @@ SCOPES: dict[str, Scope] = {
             "ops.*": _ops(mail.mail_op_choices(mail.FUTURE_SKEWS, mail.FUTURE_EXTRA)),
         },
         note="senders 0 s, 30 s and 1 h fast; a 9999… leaf",
+        deep={"ops.*": _ops((("junk", 0, 0), ("send", 0, 0), ("send", 2, 0), ("wait", 0, 700)))},
+        deep_note="up to 6 of 4 ops: the 9999… leaf, the on-time and 1-hour-fast senders, a long wait",
     ),
     "shared-cursor-reshow": derive(
         mail.SharedCursorReshowExample,
@@ -81,13 +85,34 @@ SCOPES: dict[str, Scope] = {
         r2_pause=values(0, 1, 20),
     ),
     "unvalidated-agent-id": derive(mail.UnvalidatedAgentIdExample, max_len=2),
-    "history-newest-not-live": derive(memory.HistoryNewestNotLiveExample),
+    "history-newest-not-live": derive(
+        memory.HistoryNewestNotLiveExample,
+        deep={"sets.*.1": values(0, 1, 4), "crash_at": values(0, 1, 4)},
+        deep_note="set values and crash points 0, 1 and 4",
+    ),
     "history-not-immutable": derive(memory.HistoryNotImmutableExample),
     "permanent-claim": derive(
         steps.PermanentClaimExample,
         paths={"": seq(_ops(steps.PERMANENT_CLAIM_OPS), 3, min_len=2, cap=6, prefix=(["claim", "a", ""],))},
         note="a's first claim, then 2 or 3 of the strategy's claims, completes and waits (700 s: past the "
         "lease)",
+        deep={
+            "": seq(
+                _ops(
+                    (
+                        ("complete", "b", "force"),
+                        ("complete", "a", "blocked"),
+                        ("wait", "", "700"),
+                        ("claim", "b", ""),
+                    )
+                ),
+                6,
+                min_len=2,
+                cap=6,
+                prefix=(["claim", "a", ""],),
+            )
+        },
+        deep_note="then 2 to 6 of b's forced complete, a's blocked complete, b's claim and the 700 s wait",
     ),
     "completed-step-regresses": derive(
         steps.CompletedStepRegressesExample,
@@ -96,10 +121,17 @@ SCOPES: dict[str, Scope] = {
         note="agents a and b are interchangeable (the check names neither)",
     ),
     "status-before-handoff": derive(
-        steps.StatusBeforeHandoffExample, paths={"poll_at.*": values(0, 1, 5, 10)}
+        steps.StatusBeforeHandoffExample,
+        paths={"poll_at.*": values(0, 1, 5, 10)},
+        deep={"poll_at": seq(values(0, 5), 2, cap=3)},
+        deep_note="polls at 0 and 5 s, up to two",
     ),
     "handoff-no-consumer": derive(steps.HandoffNoConsumerExample),
-    "registration-not-liveness": derive(steps.RegistrationNotLivenessExample),
+    "registration-not-liveness": derive(
+        steps.RegistrationNotLivenessExample,
+        deep={"*.2": values(0, 400)},
+        deep_note="waits of 0 and 400 s (under and past the 300 s liveness)",
+    ),
     "session-id-ambiguity": derive(sessions.SessionIdAmbiguityExample),
     "artifact-collision": derive(artifacts.ArtifactCollisionExample),
     "hf-racy-claims": derive(
