@@ -36,6 +36,7 @@ from sim.bench.tasks import ORACLE, DesignSpec, Task
 from sim.conversations.baselines import BASELINES, baseline_request
 from sim.conversations.metrics import Scorer, request_tokens
 from sim.conversations.model import Instance
+from sim.conversations.window import enforce_window, evidence_ids
 from sim.engine import Simulation
 from sim.workload import Drawn, WorkStep
 
@@ -132,11 +133,16 @@ def run_baseline(
 
 
 def run_instance(instance: Instance, spec: DesignSpec, budgets: tuple[int, ...]) -> list[dict[str, Any]]:
-    """Every row of one work unit: *instance* through *spec* (a design or a baseline) at each window."""
+    """Every row of one work unit: *instance* through *spec* (a design or a baseline) at each window,
+    the window enforced (:func:`sim.conversations.window.enforce_window`: a request over it delivers
+    nothing)."""
     scorer = Scorer(instance)
     if spec.design in BASELINES:
-        return run_baseline(instance, spec.design, budgets, scorer)
-    return [r for b in budgets for r in run_design(instance, spec, b, scorer)]
+        rows = run_baseline(instance, spec.design, budgets, scorer)
+    else:
+        rows = [r for b in budgets for r in run_design(instance, spec, b, scorer)]
+    evidence = evidence_ids(instance)
+    return [enforce_window(r, evidence[r["question_id"]]) for r in rows]
 
 
 # -- the instances of a file, read forward once per process --------------------------------------------
