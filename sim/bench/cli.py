@@ -100,9 +100,13 @@ def run_cli(
     if scheduler and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
     cache = parse_provider(provider, cache_ttl, price)
+    conversation = _conversation(workload)
+    if conversation is not None:
+        from sim.conversations.baselines import without_baselines
+
+        designs = without_baselines(designs)  # the baselines always run: naming one is accepted
     specs = parse_designs(designs, knobs)
     bl = parse_budgets(budgets)
-    conversation = _conversation(workload)
     if conversation is not None:
         if steps is not None:
             raise UsageError("--steps does not apply with --workload (the file sets the steps)")
