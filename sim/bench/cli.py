@@ -10,6 +10,8 @@ from sim.bench.plots import PLOTS as PLOT_FILES
 from sim.errors import UsageError
 
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
+#: The fact-token benchmark's windows when --budgets is not given.
+DEFAULT_BUDGETS = "8000,32000,128000"
 #: The most windows one sweep may list.
 MAX_BUDGETS = 32
 #: The files a sweep writes into --out (sim.bench.outputs; the plots: sim.bench.plots.PLOTS).
@@ -69,7 +71,7 @@ def _conversation(workload: Path | None) -> tuple[str, Path] | None:
 def run_cli(
     *,
     designs: str | None,
-    budgets: str,
+    budgets: str | None,
     seeds: int | None,
     steps: int | None,
     knobs: list[str],
@@ -84,8 +86,10 @@ def run_cli(
     provider: str = "none",
     cache_ttl: str | None = None,
     price: str | None = None,
+    roles: str | None = None,
 ) -> list[dict[str, Any]]:
-    """``memsim bench``."""
+    """``memsim bench`` (*budgets* None: :data:`DEFAULT_BUDGETS`, or on a conversation workload windows
+    fitted to the corpus, :mod:`sim.conversations.windows`)."""
     from sim.bench.executors import run_sweep
     from sim.bench.metrics import aggregate
     from sim.bench.outputs import write_outputs
@@ -106,18 +110,22 @@ def run_cli(
 
         designs = without_baselines(designs)  # the baselines always run: naming one is accepted
     specs = parse_designs(designs, knobs)
-    bl = parse_budgets(budgets)
     if conversation is not None:
+        bc = parse_budgets(budgets) if budgets is not None else None
         if steps is not None:
             raise UsageError("--steps does not apply with --workload (the file sets the steps)")
         if cache is not None:
             raise UsageError("--provider applies to the fact-token benchmark, not to conversation workloads")
         from sim.conversations.cli import run_conversation_cli
+        from sim.conversations.roles import roles_for
 
         return run_conversation_cli(
-            specs, bl, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,
-            html=html, progress=progress, plots=plots,
+            specs, bc, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,
+            html=html, progress=progress, plots=plots, roles=roles_for(conversation[0], roles),
         )  # fmt: skip
+    if roles is not None:
+        raise UsageError("--roles applies to conversation workloads (locomo:FILE)")
+    bl = parse_budgets(budgets if budgets is not None else DEFAULT_BUDGETS)
     outputs = Outputs()
     out = outputs.dir(out)
     for name in OUTPUT_FILES + (PLOT_FILES if plots else ()) + (("index.html",) if html else ()):

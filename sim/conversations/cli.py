@@ -8,12 +8,28 @@ from pathlib import Path
 from typing import Any
 
 from sim.bench.tasks import DesignSpec
+from sim.conversations.roles import Roles
 from sim.errors import UsageError
+
+
+def settings(budgets: list[int] | None, roles: Roles | None) -> dict[str, str]:
+    """The run's settings this part of memsim records in the outputs' ``meta`` (issue 38): the windows
+    and how they were chosen, the speaker roles, how recall treats the window, the interval method."""
+    from sim.conversations.intervals import METHOD
+
+    return {
+        "windows": ",".join(str(b) for b in budgets) if budgets else "",
+        "windows_rule": "--budgets" if budgets else "",
+        "roles": roles.text() if roles is not None else "the dataset's",
+        "recall": "a request over the window delivers nothing (request-over-window); the as-built figure "
+        "is *_unenforced",
+        "intervals": METHOD,
+    }
 
 
 def run_conversation_cli(
     specs: list[DesignSpec],
-    budgets: list[int],
+    budgets: list[int] | None,
     conversation: tuple[str, Path],
     *,
     workers: int,
@@ -23,9 +39,12 @@ def run_conversation_cli(
     html: bool,
     progress: bool,
     plots: bool = False,
+    roles: Roles | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every instance of the file through every design variant and the three baselines; print the
-    overall table and the files written."""
+    """Run every instance of the file through every design variant and the three baselines at *budgets*
+    (None: windows fitted to the corpus, printed first), the turns of a two-person corpus in *roles*;
+    print the tables and the files written. The windows (and their rule), the roles and the interval
+    method are recorded in the outputs' ``meta``."""
     from sim.cli import report_console
     from sim.conversations.metrics import aggregate
     from sim.conversations.outputs import OUTPUT_FILES, write_outputs
@@ -45,11 +64,24 @@ def run_conversation_cli(
     for name in OUTPUT_FILES + (tuple(PLOTS) if plots else ()) + (("index.html",) if html else ()):
         outputs.file(out / name, "--out")
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
-    rows = run_conversations(specs, budgets, kind, str(Path(path).resolve()), workers=workers,
-                             executor=executor, scheduler=scheduler, progress=progress)  # fmt: skip
+    file = str(Path(path).resolve())
+    meta = settings(budgets, roles)
+    instances = None
+    if budgets is None:
+        from sim.conversations.windows import fit_file
+
+        fitted = fit_file(kind, file)
+        budgets, instances = list(fitted.windows), fitted.instances
+        meta.update(windows=",".join(str(w) for w in budgets), windows_rule=fitted.describe())
+        print(fitted.describe(), flush=True)
+    if roles is not None:
+        print(f"speaker roles: {roles.text()} (--roles; docs/conversations.md, 'Speaker roles')", flush=True)
+    rows = run_conversations(specs, budgets, kind, file, workers=workers, executor=executor,
+                             scheduler=scheduler, progress=progress, roles=roles,
+                             instances=instances)  # fmt: skip
     with outputs.transaction():
         paths = write_outputs(
-            rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots
+            rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots, meta=meta
         )
     report_console(240).print(render(aggregate(rows)))
     for p in paths:

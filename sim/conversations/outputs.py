@@ -1,5 +1,5 @@
 """A conversation sweep's files: ``questions.csv``, ``aggregate.csv``, ``results.db`` (tables ``questions``
-and ``aggregate``) and, with ``--html``, ``index.html`` (issue 28). Staged through
+and ``aggregate``, and ``meta``: the run's settings as key and value, issue 38) and, with ``--html``, ``index.html`` (issue 28). Staged through
 :class:`sim.outputs.Outputs`: they appear together when the sweep finishes, or not at all."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from sim.outputs import Outputs
 OUTPUT_FILES = ("results.db", "questions.csv", "aggregate.csv")
 
 
-def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path) -> None:
+def _write_db(
+    rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path, meta: dict[str, str] | None = None
+) -> None:
     import sqlite_utils
 
     if path.exists():
@@ -24,6 +26,9 @@ def _write_db(rows: list[dict[str, Any]], agg: list[dict[str, Any]], path: Path)
     with db.conn:
         db.table("questions").insert_all([{k: r.get(k) for k in QUESTION_COLUMNS} for r in rows])
         db.table("aggregate").insert_all(agg)
+        if meta:
+            db.table("meta").create({"key": str, "value": str}, pk="key")
+            db.table("meta").insert_all([{"key": k, "value": v} for k, v in meta.items()])
     db.conn.close()
 
 
@@ -35,6 +40,7 @@ def write_outputs(
     html: bool = False,
     title: str = "",
     plots: bool = False,
+    meta: dict[str, str] | None = None,
 ) -> list[Path]:
     """Stage the sweep's files under *out* (the owner of *outputs* commits them), with *plots* the PNGs
     (:mod:`sim.conversations.plots`); their paths."""
@@ -44,7 +50,7 @@ def write_outputs(
         raise UsageError("the workload has no questions")
     outputs.dir(out)
     agg = aggregate(rows)
-    outputs.write_with(out / "results.db", lambda p: _write_db(rows, agg, p))
+    outputs.write_with(out / "results.db", lambda p: _write_db(rows, agg, p, meta))
     outputs.write_text(out / "questions.csv", _csv(rows, list(QUESTION_COLUMNS)))
     outputs.write_text(out / "aggregate.csv", _csv(agg, list(agg[0])))
     if plots:
@@ -54,5 +60,5 @@ def write_outputs(
     if html:
         from sim.report.conversations import render_conversations
 
-        outputs.write_text(out / "index.html", render_conversations(rows, agg, title=title))
+        outputs.write_text(out / "index.html", render_conversations(rows, agg, title=title, meta=meta))
     return outputs.paths

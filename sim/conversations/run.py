@@ -36,6 +36,7 @@ from sim.bench.tasks import ORACLE, DesignSpec, Task
 from sim.conversations.baselines import BASELINES, baseline_request
 from sim.conversations.metrics import Scorer, request_tokens
 from sim.conversations.model import Instance
+from sim.conversations.roles import Roles
 from sim.conversations.window import enforce_window, evidence_ids
 from sim.engine import Simulation
 from sim.workload import Drawn, WorkStep
@@ -209,6 +210,8 @@ class ConvTask(Task):
     kind: str = ""
     path: str = ""
     budgets: tuple[int, ...] = ()
+    #: The speaker roles of a two-person corpus (``--roles``, :mod:`sim.conversations.roles`), or "".
+    roles: str = ""
 
     def run_cell(self) -> dict[str, Any]:
         """The unit's rows under ``questions`` (and the fields the sweep's bookkeeping reads)."""
@@ -217,6 +220,10 @@ class ConvTask(Task):
         importlib.import_module("sim.registry")
         t0 = time.perf_counter()
         inst = instance_at(self.kind, self.path, self.seed)
+        if self.roles:
+            from sim.conversations.roles import apply_roles, parse_roles
+
+            inst = apply_roles(inst, parse_roles(self.roles))
         assert self.spec is not None
         rows = run_instance(inst, self.spec, self.budgets)
         return {"design": self.design, "budget": self.budget, "seed": self.seed, "recall": None,
@@ -228,14 +235,20 @@ def baseline_specs() -> list[DesignSpec]:
 
 
 def conversation_tasks(
-    specs: list[DesignSpec], budgets: list[int], kind: str, path: str, instances: int
+    specs: list[DesignSpec],
+    budgets: list[int],
+    kind: str,
+    path: str,
+    instances: int,
+    roles: Roles | None = None,
 ) -> list[ConvTask]:
     """The units, instance-major: every design variant (the fact benchmark's oracle replaced by the three
-    baselines) for each instance of the file."""
+    baselines) for each instance of the file, its turns in *roles* (a two-person corpus)."""
     designs = [s for s in specs if s.design != ORACLE] + baseline_specs()
     bl = tuple(budgets)
+    rt = roles.text() if roles is not None else ""
     return [
-        ConvTask(s.label, bl[0], i, None, s, path, kind=kind, path=path, budgets=bl)
+        ConvTask(s.label, bl[0], i, None, s, path, kind=kind, path=path, budgets=bl, roles=rt)
         for i in range(instances)
         for s in designs
     ]
@@ -252,12 +265,19 @@ def run_conversations(
     scheduler: str | None = None,
     progress: bool = False,
     aside: Any = None,
+    roles: Roles | None = None,
+    instances: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Every question row of the file through every design variant and baseline, in task order."""
+    """Every question row of the file through every design variant and baseline, in task order; the
+    turns of a two-person corpus in *roles* (None: the default of
+    :func:`sim.conversations.roles.roles_for`). *instances*: the file's instance count when already
+    read (else it is read and validated here)."""
     from sim.bench.executors import run_sweep
+    from sim.conversations.roles import roles_for
 
-    n = count_instances(kind, path, progress=progress)
-    tasks: list[Task] = list(conversation_tasks(specs, budgets, kind, path, n))
+    roles = roles if roles is not None else roles_for(kind, None)
+    n = instances if instances is not None else count_instances(kind, path, progress=progress)
+    tasks: list[Task] = list(conversation_tasks(specs, budgets, kind, path, n, roles))
     cells = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress,
                       aside=aside)  # fmt: skip
     return [r for c in cells for r in c["questions"]]

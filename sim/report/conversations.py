@@ -62,8 +62,15 @@ def type_chart(
     }
 
 
-def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], *, title: str = "") -> str:
-    """The page of a conversation sweep's question *rows* and their aggregate *agg*."""
+def render_conversations(
+    rows: list[dict[str, Any]],
+    agg: list[dict[str, Any]],
+    *,
+    title: str = "",
+    meta: dict[str, str] | None = None,
+) -> str:
+    """The page of a conversation sweep's question *rows* and their aggregate *agg*, with the run's
+    settings *meta* (windows and their rule, speaker roles)."""
     from sim import __version__
     from sim.bench.plots import colour
     from sim.report.bench import BenchPage, _chart
@@ -76,14 +83,18 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
     labels = {
         "evidence_recall_turn": "turn recall",
         "evidence_recall_session": "session recall",
-        "answer_recall": "answer in context",
+        "answer_recall": "answer in context (diagnostic)",
         "request_tokens_mean": "request tokens",
     }
     page = BenchPage(rows=[], agg=overall, designs=designs, budgets=budgets, seeds=[], colour=colour_of)
     specs = (
         ("evidence_recall_turn", "turn-level evidence recall (mean over questions)", 1.0),
         ("evidence_recall_session", "session-level evidence recall (mean over questions)", 1.0),
-        ("answer_recall", "gold answer in the request (share of scored questions)", 1.0),
+        (
+            "answer_recall",
+            "diagnostic: gold answer verbatim in the request (biased low where gold answers are paraphrases)",
+            1.0,
+        ),
         ("request_tokens_mean", "request tokens at question time (mean, exact cl100k)", None),
     )
     charts = []
@@ -116,8 +127,21 @@ def render_conversations(rows: list[dict[str, Any]], agg: list[dict[str, Any]], 
         drill.append({**r, "lost_list": lost})
         if len(drill) >= MAX_DRILL_ROWS:
             break
+    from sim.conversations.intervals import METHOD
+    from sim.conversations.table import ANSWER_NOTE, enough, recall_text
+
+    summary = [
+        {**a, "recall_text": recall_text(a)}
+        for a in sorted(overall, key=lambda a: int(a["budget"]))
+    ]
+    n_inst = max((int(a.get("instances") or 0) for a in overall), default=0)
     return render(
         "conversations.html.j2",
+        summary=summary,
+        intervals=METHOD if enough(agg) else "",
+        n_instances=n_inst,
+        answer_note=ANSWER_NOTE,
+        meta=sorted((meta or {}).items()),
         version=__version__,
         title=title,
         designs=[(d, colour(d)) for d in designs],
@@ -167,12 +191,17 @@ def render_conversations_dir(out_dir: Path) -> str:
     try:
         conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         try:
-            cur = conn.execute(f"SELECT {', '.join(QUESTION_COLUMNS)} FROM questions")
-            rows = [dict(zip(QUESTION_COLUMNS, r)) for r in cur]
+            have = {r[1] for r in conn.execute("PRAGMA table_info(questions)")}
+            cols = [c for c in QUESTION_COLUMNS if c in have]  # a file from before issue 38 lacks some
+            cur = conn.execute(f"SELECT {', '.join(cols)} FROM questions")
+            rows = [dict(zip(cols, r)) for r in cur]
+            meta: dict[str, str] = {}
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone():
+                meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise UsageError(f"{db} is not a memsim conversation results database: {exc}") from exc
     if not rows:
         raise UsageError(f"{db} has no question rows")
-    return render_conversations(rows, aggregate(rows), title=Path(out_dir).name)
+    return render_conversations(rows, aggregate(rows), title=Path(out_dir).name, meta=meta)
