@@ -4,8 +4,8 @@ Per cell: request tokens (mean, p95, max; exact cl100k) and the design's own est
 over the provider window; probe recall and recall relative to the oracle's on the same workload and
 budget (a probe whose request is over the window scores 0: a provider refuses that request, so nothing
 of it reaches the model; the as-built share is kept as ``recall_unenforced``, *recall if nothing
-enforced the window*, issue 38); durable bytes, bytes written, write amplification (bytes written / observation bytes), storage
-operations; liveness (in the calm tail every request fits the window).
+enforced the window*, issue 38); durable bytes, bytes written, write amplification (bytes written /
+observation bytes), storage operations; liveness (in the calm tail every request fits the window).
 
 The aggregate over seeds gives means with their spread (min and max across seeds) and labels sums as
 sums (``over_window_sum``, ``requests_sum``).
@@ -136,6 +136,8 @@ def add_relative_recall(rows: list[dict[str, Any]]) -> None:
 MEANS = ("tokens_mean", "tokens_p95", "estimate_mean", "recall", "recall_unenforced", "recall_vs_oracle",
          "write_amplification", "storage_ops")  # fmt: skip
 SUMS = ("over_window", "requests")
+#: The means kept to three digits (the others to one).
+THREE_DIGITS = ("recall", "recall_unenforced", "recall_vs_oracle", "write_amplification")
 #: With a provider: the cache metrics averaged over seeds (with the number of digits kept).
 CACHE_MEANS = {"cache_hit_ratio": 4, "cost_tokens_mean": 1, "cost_usd_mean": 6, "cost_usd_p95": 6,
                "cost_usd_run": 4}  # fmt: skip
@@ -157,7 +159,7 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (d, b), rs in groups.items():
         row: dict[str, Any] = {"design": d, "budget": b, "seeds": len(rs)}
         for m in MEANS:
-            digits = 3 if m in ("recall", "recall_unenforced", "recall_vs_oracle", "write_amplification") else 1
+            digits = 3 if m in THREE_DIGITS else 1
             mean, lo, hi = stats([r[m] for r in rs], digits)
             row[m], row[f"{m}_min"], row[f"{m}_max"] = mean, lo, hi
         row["tokens_max"] = max(r["tokens_max"] for r in rs)

@@ -8,23 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from sim.bench.tasks import DesignSpec
+from sim.conversations.outputs import settings
 from sim.conversations.roles import Roles
 from sim.errors import UsageError
-
-
-def settings(budgets: list[int] | None, roles: Roles | None) -> dict[str, str]:
-    """The run's settings this part of memsim records in the outputs' ``meta`` (issue 38): the windows
-    and how they were chosen, the speaker roles, how recall treats the window, the interval method."""
-    from sim.conversations.intervals import METHOD
-
-    return {
-        "windows": ",".join(str(b) for b in budgets) if budgets else "",
-        "windows_rule": "--budgets" if budgets else "",
-        "roles": roles.text() if roles is not None else "the dataset's",
-        "recall": "a request over the window delivers nothing (request-over-window); the as-built figure "
-        "is *_unenforced",
-        "intervals": METHOD,
-    }
 
 
 def run_conversation_cli(

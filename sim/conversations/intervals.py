@@ -7,9 +7,9 @@ one question, where this is the same as resampling questions), as the fact-token
 seeds (:mod:`sim.bench.stats`): :data:`~sim.bench.stats.RESAMPLES` resamples of the instances with
 replacement, each resample's recall the pooled mean over its questions (sum of the questions' recalls
 over their count, so an instance weighs by its scored questions, as the mean itself does), the central
-:data:`~sim.bench.stats.LEVEL` of those. On LoCoMo's real file (``locomo10.json``, sha256 ``79fa87e9...``) rsiagent's
-as-built turn recall at 8k, 0.436, is [0.387, 0.501] resampled by conversation against [0.413, 0.460]
-resampled by question; with the window enforced it is 0.398 [0.292, 0.491] (issue 38).
+:data:`~sim.bench.stats.LEVEL` of those. On LoCoMo's real file (``locomo10.json``, sha256
+``79fa87e9...``) rsiagent's as-built turn recall at 8k, 0.436, is [0.387, 0.501] resampled by
+conversation against [0.413, 0.460] resampled by question; with the window enforced it is 0.398 [0.292, 0.491] (issue 38).
 
 Deterministic: the resampling stream is seeded (``sha256``) from the instance ids of the figure, so the
 same file gives the same page, and every design at every window is resampled with the same draws of

@@ -9,8 +9,9 @@ conversations", ``docs/conversations.md``):
   escaped). A turn of a few words can occur by coincidence; the datasets' evidence turns are long;
 * an **evidence session is in context** when at least one of its turns is;
 * the **answer is in context** (a *diagnostic*, never a headline: LoCoMo's gold answers are mostly
-  paraphrases, so on the real file the oracle scores 0.323 below ``full``'s 0.370) when the gold answer occurs in the request, case-insensitively (not
-  scored for abstention or adversarial questions): a lenient upper bound on what any reader could
+  paraphrases, so on the real file the oracle scores 0.323 below ``full``'s 0.370) when the gold answer
+  occurs in the request, case-insensitively (not scored for abstention or adversarial questions): a
+  lenient upper bound on what any reader could
   answer. Some gold answers never occur verbatim in their evidence (LoCoMo's temporal answers are
   often a date the reader must work out), so even the oracle scores below 1 there;
 * **evidence recall** (turn and session) is averaged over questions with evidence, abstention

@@ -1,5 +1,6 @@
 """A conversation sweep's files: ``questions.csv``, ``aggregate.csv``, ``results.db`` (tables ``questions``
-and ``aggregate``, and ``meta``: the run's settings as key and value, issue 38) and, with ``--html``, ``index.html`` (issue 28). Staged through
+and ``aggregate``, and ``meta``: the run's settings as key and value, issue 38) and, with ``--html``,
+``index.html`` (issue 28). Staged through
 :class:`sim.outputs.Outputs`: they appear together when the sweep finishes, or not at all."""
 
 from __future__ import annotations
@@ -9,10 +10,26 @@ from typing import Any
 
 from sim.bench.outputs import _csv
 from sim.conversations.metrics import QUESTION_COLUMNS, aggregate
+from sim.conversations.roles import Roles
 from sim.outputs import Outputs
 
 #: The files a conversation sweep writes into --out.
 OUTPUT_FILES = ("results.db", "questions.csv", "aggregate.csv")
+
+
+def settings(budgets: list[int] | None, roles: Roles | None) -> dict[str, str]:
+    """The run's settings this part of memsim records in the outputs' ``meta`` (issue 38): the windows
+    and how they were chosen, the speaker roles, how recall treats the window, the interval method."""
+    from sim.conversations.intervals import METHOD
+
+    return {
+        "windows": ",".join(str(b) for b in budgets) if budgets else "",
+        "windows_rule": "--budgets" if budgets else "",
+        "roles": roles.text() if roles is not None else "the dataset's",
+        "recall": "a request over the window delivers nothing (request-over-window); the as-built figure "
+        "is *_unenforced",
+        "intervals": METHOD,
+    }
 
 
 def _write_db(

@@ -86,8 +86,8 @@ def render(agg: list[dict[str, Any]]) -> Any:
         parts.append(f"intervals: {METHOD}.")
     else:
         parts.append(
-            f"{n} instance{'s' if n != 1 else ''}: too few to conclude which design recalls more (no interval "
-            f"below {MIN_SEEDS} instances; questions of one conversation are not independent)."
+            f"{n} instance{'s' if n != 1 else ''}: too few to conclude which design recalls more (no "
+            f"interval below {MIN_SEEDS} instances; questions of one conversation are not independent)."
         )
     parts.append(ANSWER_NOTE)
     return Group(*parts)

@@ -43,9 +43,10 @@ class Fitted:
 
     def describe(self) -> str:
         """One line for the console and the outputs' meta."""
+        s = "s" if self.instances != 1 else ""
         return (
             f"windows fitted to the corpus: {', '.join(f'{w:,}' for w in self.windows)} tokens ({RULE}; "
-            f"median {self.median:,} tokens over {self.instances:,} instance{'s' if self.instances != 1 else ''})"
+            f"median {self.median:,} tokens over {self.instances:,} instance{s})"
         )
 
 
@@ -59,14 +60,14 @@ def fit(lengths: Iterable[int]) -> Fitted:
     values = list(lengths)
     if not values:
         raise ValueError("no instances to fit windows to")
-    median = statistics.median(values)
+    median = Fraction(statistics.median(values))
     out: list[int] = []
     for f in FRACTIONS:
-        w = int(round(float(median * f) / GRID)) * GRID
+        w = int((median * f + Fraction(GRID, 2)) // GRID) * GRID  # nearest; a half rounds up
         w = min(MAX_WINDOW, max(MIN_WINDOW, w))
         if w not in out:
             out.append(w)
-    return Fitted(tuple(out), int(round(median)), len(values))
+    return Fitted(tuple(out), int(median + Fraction(1, 2)), len(values))
 
 
 def fit_file(kind: str, path: str) -> Fitted:
