@@ -9,7 +9,8 @@ replacement, each resample's recall the pooled mean over its questions (sum of t
 over their count, so an instance weighs by its scored questions, as the mean itself does), the central
 :data:`~sim.bench.stats.LEVEL` of those. On LoCoMo's real file (``locomo10.json``, sha256
 ``79fa87e9...``) rsiagent's as-built turn recall at 8k, 0.436, is [0.387, 0.501] resampled by
-conversation against [0.413, 0.460] resampled by question; with the window enforced it is 0.398 [0.292, 0.491] (issue 38).
+conversation against [0.413, 0.460] resampled by question; with the window enforced it is 0.398
+[0.292, 0.491] (issue 38).
 
 Deterministic: the resampling stream is seeded (``sha256``) from the instance ids of the figure, so the
 same file gives the same page, and every design at every window is resampled with the same draws of
@@ -61,9 +62,7 @@ def by_instance(values: Iterable[tuple[str, float]]) -> Interval | None:
     n = len(ids)
     if n == 1 or len({si / ci for si, ci in zip(s, c, strict=True)}) == 1:
         return Interval(mean, mean, mean, n)
-    means = sorted(
-        sum(map(s.__getitem__, idx)) / sum(map(c.__getitem__, idx)) for idx in _draws(ids)
-    )
+    means = sorted(sum(map(s.__getitem__, idx)) / sum(map(c.__getitem__, idx)) for idx in _draws(ids))
     tail = (1 - LEVEL) / 2
     lo = means[int(tail * RESAMPLES)]
     hi = means[min(RESAMPLES - 1, int((1 - tail) * RESAMPLES))]

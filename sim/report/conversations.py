@@ -130,10 +130,7 @@ def render_conversations(
     from sim.conversations.intervals import METHOD
     from sim.conversations.table import ANSWER_NOTE, enough, recall_text
 
-    summary = [
-        {**a, "recall_text": recall_text(a)}
-        for a in sorted(overall, key=lambda a: int(a["budget"]))
-    ]
+    summary = [{**a, "recall_text": recall_text(a)} for a in sorted(overall, key=lambda a: int(a["budget"]))]
     n_inst = max((int(a.get("instances") or 0) for a in overall), default=0)
     return render(
         "conversations.html.j2",
