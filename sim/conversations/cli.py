@@ -60,8 +60,6 @@ def run_conversation_cli(
         budgets, instances = list(fitted.windows), fitted.instances
         meta.update(windows=",".join(str(w) for w in budgets), windows_rule=fitted.describe())
         print(fitted.describe(), flush=True)
-    if roles is not None:
-        print(f"speaker roles: {roles.text()} (--roles; docs/conversations.md, 'Speaker roles')", flush=True)
     rows = run_conversations(specs, budgets, kind, file, workers=workers, executor=executor,
                              scheduler=scheduler, progress=progress, roles=roles,
                              instances=instances)  # fmt: skip
@@ -69,6 +67,8 @@ def run_conversation_cli(
         paths = write_outputs(
             rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots, meta=meta
         )
+    if roles is not None:
+        print(f"speaker roles: {roles.text()} (--roles; docs/conversations.md, 'Speaker roles')")
     report_console(240).print(render(aggregate(rows)))
     for p in paths:
         print(f"wrote {p}")
