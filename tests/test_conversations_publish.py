@@ -184,8 +184,9 @@ def test_too_few_instances_claim_no_interval(capsys, tmp_path: Path) -> None:
         rows += run_instance(make_instance(k, questions=3), FULL, (200_000,))
     (a,) = [a for a in aggregate(rows) if a["question_type"] == "all"]
     assert a["instances"] == MIN_SEEDS - 1 and a["evidence_recall_turn_lo"] is None
-    code, stdout, err = cli(capsys, "bench", "--workload", f"locomo:{sample_path('locomo')}", "--designs",
-                            "full", "--budgets", "4000", "--out", str(tmp_path / "o"), "--no-plots")  # fmt: skip
+    wl = f"locomo:{sample_path('locomo')}"
+    code, stdout, err = cli(capsys, "bench", "--workload", wl, "--designs", "full", "--budgets", "4000",
+                            "--out", str(tmp_path / "o"), "--no-plots")  # fmt: skip
     assert code == 0, err
     assert "too few to conclude" in stdout and "scored / questions" in stdout and "category-4" in stdout
 
@@ -200,8 +201,9 @@ def test_every_baseline_name_is_accepted_on_conversations_and_refused_on_facts(c
         assert code == 0, (names, err)
         designs = {r[0] for r in sqlite3.connect(out / "results.db").execute("SELECT design FROM questions")}
         assert designs == {"oracle", "oracle-sessions", "full"} | ({"tracecraft"} if "," in names else set())
-    code, _o, err = cli(capsys, "bench", "--designs", "full", "--budgets", "4000", "--out", str(tmp_path / "f"))
-    assert code == 2 and "conversation" in err and not (tmp_path / "f").exists()
+    f = tmp_path / "f"
+    code, _o, err = cli(capsys, "bench", "--designs", "full", "--budgets", "4000", "--out", str(f))
+    assert code == 2 and "conversation" in err and not f.exists()
 
 
 # -- the real LoCoMo file (skips without it) --------------------------------------------------------------

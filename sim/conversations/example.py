@@ -61,7 +61,8 @@ def readme_example() -> str | None:
         "over the window delivers nothing; too few instances for an interval):",
         "",
         "| design | window | scored | turn recall | session recall | turn recall if nothing enforced the "
-        "window | tokens (mean) | over window | lost evidence turns (reason) | answer in context (diagnostic) |",
+        "window | tokens (mean) | over window | lost evidence turns (reason) "
+        "| answer in context (diagnostic) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
 
@@ -77,6 +78,7 @@ def readme_example() -> str | None:
         out.append(
             f"| {a['design']} | {a['budget']:,} | {a['scored']} | {f(a['evidence_recall_turn'])} | "
             f"{f(a['evidence_recall_session'])} | {f(a['evidence_recall_turn_unenforced'])} | "
-            f"{tokens(a['request_tokens_mean'])} | {a['over_window_sum']} | {text} | {f(a['answer_recall'])} |"
+            f"{tokens(a['request_tokens_mean'])} | {a['over_window_sum']} | {text} | "
+            f"{f(a['answer_recall'])} |"
         )
     return "\n".join(out)

@@ -61,7 +61,13 @@ AGG_COLUMNS = (
         "requests over the provider window, summed over seeds",
     ),
     ("requests_sum", "requests (sum)", "sum", 0, "requests, summed over seeds"),
-    ("recall", "recall", "mean", 3, "probe recall (a request over the window delivers nothing): mean over seeds"),
+    (
+        "recall",
+        "recall",
+        "mean",
+        3,
+        "probe recall (a request over the window delivers nothing): mean over seeds",
+    ),
     (
         "recall_unenforced",
         "recall if nothing enforced the window",
