@@ -623,7 +623,7 @@ NATIVE = [
 
 #: The demo samples: file -> (kind, instances, sessions, turns per session); drawn with seed DEMO_SEED.
 DEMO_SAMPLES = {
-    "locomo_demo_sample.json": ("locomo", 5, 5, 24),
+    "locomo_demo_sample.json": ("locomo", 5, 4, 16),
     "longmemeval_demo_sample.json": ("longmemeval", 6, 8, 4),
 }
 DEMO_SEED = 38
