@@ -48,7 +48,7 @@ def _conversation_bench(
     from sim.conversations.outputs import settings, write_outputs
     from sim.conversations.roles import roles_for
     from sim.conversations.run import run_conversations
-    from sim.conversations.table import recall_text, render
+    from sim.conversations.table import render
     from sim.conversations.windows import fit_file
     from sim.outputs import Outputs
 
@@ -70,11 +70,11 @@ def _conversation_bench(
         say(f"  {fitted.describe()}")
         b = fitted.windows[-1]  # the median instance length: about half the instances fit whole
         recall = ", ".join(
-            f"{a['design']} {recall_text(a)}"
+            f"{a['design']} {a['evidence_recall_turn']:.3f}"
             for a in agg
             if a["budget"] == b and a["question_type"] == "all" and a["evidence_recall_turn"] is not None
         )
-        say(f"  turn recall at the {b:,}-token window (a request over it delivers nothing): {recall}")
+        say(f"  turn recall at the {b:,}-token window (over it, nothing delivered): {recall}")
         if verbose:
             from rich.console import Console
 

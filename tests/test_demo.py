@@ -51,7 +51,7 @@ def test_demo_runs_end_to_end(tmp_path) -> None:
         quoted = [ln for ln in lines if "turn recall at the" in ln]
         assert len(quoted) == 2
         for ln in quoted:
-            values = set(re.findall(r" (\d\.\d{3})(?: \[|,|$)", ln))
+            values = set(re.findall(r" (\d\.\d{3})(?:,|$)", ln))
             assert len(values) > 1, ln
     # README: it ends by printing the path of index.html; it says how many files it wrote.
     assert lines[-1] == f"report: {out / 'index.html'}"

@@ -160,7 +160,7 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"design": d, "budget": b, "seeds": len(rs)}
         for m in MEANS:
             digits = 3 if m in THREE_DIGITS else 1
-            mean, lo, hi = stats([r[m] for r in rs], digits)
+            mean, lo, hi = stats([r.get(m) for r in rs], digits)  # a row from before issue 38: no unenforced
             row[m], row[f"{m}_min"], row[f"{m}_max"] = mean, lo, hi
         row["tokens_max"] = max(r["tokens_max"] for r in rs)
         for m in SUMS:
