@@ -112,7 +112,8 @@ def test_cli_fits_windows_without_budgets_and_records_them(capsys, tmp_path: Pat
     assert code == 0, err
     fitted = fit_file("locomo", str(path))
     assert fitted.describe() in stdout
-    meta = dict(sqlite3.connect(out / "results.db").execute("SELECT key, value FROM meta").fetchall())
+    db = sqlite3.connect(out / "results.db")
+    meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta").fetchall()}
     assert meta["windows"] == ",".join(str(w) for w in fitted.windows)
     assert meta["roles"] == DEFAULT_ROLES.text() == "both=user"
 

@@ -5,6 +5,7 @@ and ``aggregate``, and ``meta``: the run's settings as key and value, issue 38) 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,12 @@ def _write_db(
     with db.conn:
         db.table("questions").insert_all([{k: r.get(k) for k in QUESTION_COLUMNS} for r in rows])
         db.table("aggregate").insert_all(agg)
-        if meta:
-            db.table("meta").create({"key": str, "value": str}, pk="key")
-            db.table("meta").insert_all([{"key": k, "value": v} for k, v in meta.items()])
+        if meta:  # the shape of a trace's meta table: key, and the value as JSON text
+            db.conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            db.conn.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [(k, json.dumps(v, ensure_ascii=False)) for k, v in meta.items()],
+            )
     db.conn.close()
 
 

@@ -157,6 +157,15 @@ def render_conversations(
     )
 
 
+def _setting(value: object) -> str:
+    """A ``meta`` value (JSON text) as the page shows it."""
+    try:
+        v = json.loads(str(value))
+    except ValueError:
+        return str(value)
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
 def is_conversation_dir(out_dir: Path) -> bool:
     """Whether *out_dir* holds a conversation sweep's files (``results.db`` with a ``questions`` table)."""
     import sqlite3
@@ -194,7 +203,7 @@ def render_conversations_dir(out_dir: Path) -> str:
             rows = [dict(zip(cols, r)) for r in cur]
             meta: dict[str, str] = {}
             if conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone():
-                meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+                meta = {str(k): _setting(v) for k, v in conn.execute("SELECT key, value FROM meta")}
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
