@@ -11,6 +11,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("sim.conversations.formats")
 
@@ -236,3 +238,27 @@ def test_real_locomo_full_delivers_nothing_over_8k_and_intervals_are_by_conversa
     conv, ques = by_instance(values), bootstrap([v for _i, v in values], "q")
     assert conv is not None and ques is not None
     assert conv.hi - conv.lo > 2 * (ques.hi - ques.lo)  # about [0.39, 0.50] against [0.41, 0.46]
+
+
+# -- the gate as a property -------------------------------------------------------------------------------
+@given(
+    sessions=st.integers(1, 5),
+    turns=st.integers(1, 6),
+    words=st.integers(8, 80),
+    window=st.integers(MIN_WINDOW, 6_000),
+    design=st.sampled_from(["full", "oracle-sessions", "tracecraft"]),
+)
+@settings(deadline=None)
+def test_no_request_over_the_window_is_credited(sessions, turns, words, window, design) -> None:
+    """Whatever the conversation and the window: a row over the window has nothing in context and every
+    evidence turn lost as request-over-window; no row is credited more than its request as built."""
+    inst = make_instance(sessions=sessions, turns=turns, words=words, questions=2)
+    for r in run_instance(inst, DesignSpec(design, design), (window,)):
+        assert r["evidence_in_context"] <= r["evidence_in_context_unenforced"]
+        lost = json.loads(r["lost"])
+        assert len(lost) == r["evidence_turns"] - r["evidence_in_context"]
+        if r["over_window"]:
+            assert r["evidence_in_context"] == r["sessions_in_context"] == 0
+            assert [why for _t, why in lost] == [OVER_WINDOW] * r["evidence_turns"]
+        else:
+            assert r["evidence_in_context"] == r["evidence_in_context_unenforced"]
