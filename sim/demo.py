@@ -67,7 +67,7 @@ def _conversation_bench(
         n = len({(r["instance"], r["question_id"]) for r in rows})
         page = f"conversations/{kind}/index.html"
         say(f"\nreal conversations (the shipped {kind}-shaped sample, {n} questions) -> {page}")
-        say(f"  {fitted.describe()}")
+        say(f"  {fitted.short()}")
         b = fitted.windows[-1]  # the median instance length: about half the instances fit whole
         recall = ", ".join(
             f"{a['design']} {a['evidence_recall_turn']:.3f}"

@@ -50,6 +50,14 @@ class Fitted:
         )
 
 
+    def short(self) -> str:
+        """The windows and the median in one short line (the demo's)."""
+        return (
+            f"windows {', '.join(f'{w:,}' for w in self.windows)} tokens: 1/4, 1/2 and 1 x the median instance "
+            f"({self.median:,} tokens), to the nearest {GRID}"
+        )
+
+
 def instance_tokens(instance: Instance) -> int:
     """The exact cl100k length of *instance*: its turns' texts, counted and summed."""
     return sum(count_tokens(t.text) for t in instance.turns)
