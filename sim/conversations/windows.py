@@ -49,12 +49,12 @@ class Fitted:
             f"median {self.median:,} tokens over {self.instances:,} instance{s})"
         )
 
-
     def short(self) -> str:
         """The windows and the median in one short line (the demo's)."""
+        windows = ", ".join(f"{w:,}" for w in self.windows)
         return (
-            f"windows {', '.join(f'{w:,}' for w in self.windows)} tokens: 1/4, 1/2 and 1 x the median instance "
-            f"({self.median:,} tokens), to the nearest {GRID}"
+            f"windows {windows} tokens: 1/4, 1/2 and 1 x the median instance ({self.median:,} tokens), "
+            f"to the nearest {GRID}"
         )
 
 
