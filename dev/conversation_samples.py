@@ -14,9 +14,14 @@ files only take the datasets' shapes (sim/conversations/formats/, docs/conversat
 * ``locomo_sample.json``: two conversations between two people over four and three dated sessions, with
   questions of the five categories (category 5 with ``adversarial_answer``), image fields on some turns
   and the release's notations of evidence (``"D2:4; D3:2"``);
-* ``native_conversation.jsonl``: memsim's JSONL with turn ids, fact tokens and three kinds of probe.
+* ``native_conversation.jsonl``: memsim's JSONL with turn ids, fact tokens and three kinds of probe;
+* ``locomo_demo_sample.json`` and ``longmemeval_demo_sample.json`` (issue 38): long enough that the
+  designs differ at the windows fitted to them (docs/conversations.md, "Windows fitted to the corpus"),
+  which ``memsim demo`` uses: :mod:`sim.conversations.synth`'s files (memsim's filler text, never a line
+  of the datasets) of the sizes and seed in :data:`DEMO_SAMPLES`.
 
-The output is deterministic (no randomness; ids and dates are written out or derived by position).
+The output is deterministic (no randomness in the hand-written samples; ids and dates are written out or
+derived by position; the demo samples come from a fixed seed).
 """
 
 from __future__ import annotations
@@ -616,6 +621,26 @@ NATIVE = [
 ]
 
 
+#: The demo samples: file -> (kind, instances, sessions, turns per session); drawn with seed DEMO_SEED.
+DEMO_SAMPLES = {
+    "locomo_demo_sample.json": ("locomo", 5, 4, 16),
+    "longmemeval_demo_sample.json": ("longmemeval", 6, 8, 4),
+}
+DEMO_SEED = 38
+
+
+def demo_samples() -> None:
+    import sys
+
+    sys.path.insert(0, str(OUT.parent.parent.parent))
+    from sim.conversations.synth import write
+
+    for name, (kind, instances, sessions, turns) in DEMO_SAMPLES.items():
+        with open(OUT / name, "wb") as fh:
+            write(kind, fh, instances=instances, sessions=sessions, turns=turns, seed=DEMO_SEED)
+        print(f"wrote {OUT / name}")
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     files = {
@@ -630,6 +655,7 @@ def main() -> None:
     native = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in NATIVE)
     (OUT / "native_conversation.jsonl").write_text(native, encoding="utf-8")
     print(f"wrote {OUT / 'native_conversation.jsonl'}")
+    demo_samples()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ from sim.bench.plots import PLOTS as PLOT_FILES
 from sim.errors import UsageError
 
 MIN_BUDGET, MAX_BUDGET = 500, 2_000_000
+#: The fact-token benchmark's windows when --budgets is not given.
+DEFAULT_BUDGETS = "8000,32000,128000"
 #: The most windows one sweep may list.
 MAX_BUDGETS = 32
 #: The files a sweep writes into --out (sim.bench_outputs; the plots: sim.bench.plots.PLOTS).
@@ -74,7 +76,7 @@ def _conversation(workload: Path | None) -> tuple[str, Path] | None:
 def run_cli(
     *,
     designs: str | None,
-    budgets: str,
+    budgets: str | None,
     seeds: int | None,
     steps: int | None,
     knobs: list[str],
@@ -90,8 +92,10 @@ def run_cli(
     cache_ttl: str | None = None,
     price: str | None = None,
     model: str | None = None,
+    roles: str | None = None,
 ) -> list[dict[str, Any]]:
-    """``memsim bench``."""
+    """``memsim bench`` (*budgets* None: :data:`DEFAULT_BUDGETS`, or on a conversation workload windows
+    fitted to the corpus, :mod:`sim.conversations.windows`)."""
     from sim.bench.executors import run_sweep
     from sim.bench.metrics import aggregate
     from sim.bench.table import render
@@ -110,28 +114,38 @@ def run_cli(
 
         check_scheduler(scheduler)
     cache = parse_provider(provider, cache_ttl, price, model)
-    specs = parse_designs(designs, knobs)
-    bl = parse_budgets(budgets)
     conversation = _conversation(workload)
+    if conversation is not None:
+        from sim.conversations.baselines import without_baselines
+
+        designs = without_baselines(designs)  # the baselines always run: naming one is accepted
+    specs = parse_designs(designs, knobs)
     settings: dict[str, Any] = {
         "designs": [s.label for s in specs], "variants": {s.label: s.variant.label() for s in specs},
-        "knobs": {s.label: s.knob_dict for s in specs if s.knobs}, "budgets": bl,
+        "knobs": {s.label: s.knob_dict for s in specs if s.knobs},
         "provider": cache.meta() if cache is not None else None, "workers": workers, "executor": executor,
     }  # fmt: skip
     if conversation is not None:
+        bc = parse_budgets(budgets) if budgets is not None else None
         if steps is not None:
             raise UsageError("--steps does not apply with --workload (the file sets the steps)")
+        from sim.conversations.roles import roles_for
         from sim.conversations.run import baseline_specs
         from sim.conversations_cli import run_conversation_cli
 
+        role_map = roles_for(conversation[0], roles)
         settings["benchmark"] = "conversations"
         settings["designs"] = [s.label for s in specs if s.label != "oracle"] + [
             b.label for b in baseline_specs()
         ]
         return run_conversation_cli(
-            specs, bl, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,
-            html=html, progress=progress, plots=plots, provider=cache, settings=settings,
+            specs, bc, conversation, workers=workers, executor=executor, scheduler=scheduler, out=out,
+            html=html, progress=progress, plots=plots, provider=cache, settings=settings, roles=role_map,
         )  # fmt: skip
+    if roles is not None:
+        raise UsageError("--roles applies to conversation workloads (locomo:FILE)")
+    bl = parse_budgets(budgets if budgets is not None else DEFAULT_BUDGETS)
+    settings["budgets"] = bl
     outputs = Outputs()
     if workload is not None:
         outputs.reads(workload, "--workload")

@@ -16,8 +16,8 @@ from sim.outputs import Outputs
 
 COLUMNS = (
     "design", "variant", "knobs", "budget", "seed", "requests", "tokens_mean", "tokens_p95", "tokens_max",
-    "estimate_mean", "over_window", "probes", "recall", "recall_vs_oracle", "durable_bytes", "bytes_written",
-    "write_amplification", "storage_ops", "live", "seconds", "drawn",
+    "estimate_mean", "over_window", "probes", "recall", "recall_unenforced", "recall_vs_oracle",
+    "durable_bytes", "bytes_written", "write_amplification", "storage_ops", "live", "seconds", "drawn",
 )  # fmt: skip
 
 

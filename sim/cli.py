@@ -420,12 +420,13 @@ def bench(
         ),
     ] = None,
     budgets: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="LIST",
-            help="Comma-separated provider windows in tokens (up to 32, each 500 to 2,000,000).",
+            help="Comma-separated provider windows in tokens (up to 32, each 500 to 2,000,000; default "
+            "8000,32000,128000, or on a conversation workload windows fitted to the corpus).",
         ),
-    ] = "8000,32000,128000",
+    ] = None,
     seeds: Annotated[
         int | None,
         typer.Option(
@@ -491,6 +492,14 @@ def bench(
         str | None,
         typer.Option(metavar="NAME", help="The priced model, one of the provider's in the price table."),
     ] = None,
+    roles: Annotated[
+        str | None,
+        typer.Option(
+            metavar="MAP",
+            help="LoCoMo's speaker roles: both=user (default), a=user,b=assistant, or swap "
+            "(docs/conversations.md, 'Speaker roles').",
+        ),
+    ] = None,
 ) -> None:
     """Run the cross-design context-budget benchmark sweep."""
     from sim.bench_cli import run_cli
@@ -498,7 +507,7 @@ def bench(
     run_cli(
         designs=designs, budgets=budgets, seeds=seeds, steps=steps, knobs=knob or [], workload=workload,
         workers=workers, executor=executor, scheduler=scheduler, out=out, plots=plots, html=html,
-        progress=True, provider=provider, cache_ttl=cache_ttl, price=price, model=model,
+        progress=True, provider=provider, cache_ttl=cache_ttl, price=price, model=model, roles=roles,
     )  # fmt: skip
 
 

@@ -9,12 +9,13 @@ from typing import Any
 
 from sim.bench.tasks import DesignSpec
 from sim.cache import ProviderConfig
+from sim.conversations.roles import Roles
 from sim.errors import UsageError
 
 
 def run_conversation_cli(
     specs: list[DesignSpec],
-    budgets: list[int],
+    budgets: list[int] | None,
     conversation: tuple[str, Path],
     *,
     workers: int,
@@ -26,16 +27,20 @@ def run_conversation_cli(
     plots: bool = False,
     provider: ProviderConfig | None = None,
     settings: dict[str, Any] | None = None,
+    roles: Roles | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every instance of the file through every design variant and the three baselines; print the
-    overall table (and, with a *provider*, what each design costs, beside its price basis) and the files
-    written. Every file carries the run's provenance (:mod:`sim.provenance`: the input's sha256, the
-    command, *settings*, the errata dropped)."""
+    """Run every instance of the file through every design variant and the three baselines at *budgets*
+    (None: windows fitted to the corpus, printed first), the turns of a two-person corpus in *roles*;
+    print the tables (and, with a *provider*, what each design costs, beside its price basis) and the
+    files written. Every file carries the run's provenance (:mod:`sim.provenance`: the input's sha256, the
+    command, *settings* with the windows and their rule, the roles and the interval method, the errata
+    dropped)."""
     from sim.console import report_console
     from sim.conversations.metrics import aggregate
     from sim.conversations.run import run_conversations
     from sim.conversations.table import render
     from sim.conversations_outputs import OUTPUT_FILES, write_outputs
+    from sim.conversations_outputs import settings as run_settings
     from sim.outputs import Outputs
 
     if executor not in ("local", "dask"):
@@ -55,18 +60,31 @@ def run_conversation_cli(
     workers = min(workers, os.cpu_count() or 1) if executor == "local" else workers
     costs: list[dict[str, Any]] = []
     errata: list[dict[str, str]] = []
-    rows = run_conversations(specs, budgets, kind, str(Path(path).resolve()), workers=workers,
-                             executor=executor, scheduler=scheduler, progress=progress, provider=provider,
-                             costs=costs, errata=errata)  # fmt: skip
+    file = str(Path(path).resolve())
+    run_meta = run_settings(budgets, roles)
+    instances = None
+    if budgets is None:
+        from sim.conversations.windows import fit_file
+
+        fitted = fit_file(kind, file)
+        budgets, instances = list(fitted.windows), fitted.instances
+        run_meta.update(windows=",".join(str(w) for w in budgets), windows_rule=fitted.describe())
+        print(fitted.describe(), flush=True)
+    rows = run_conversations(specs, budgets, kind, file, workers=workers, executor=executor,
+                             scheduler=scheduler, progress=progress, provider=provider, costs=costs,
+                             errata=errata, roles=roles, instances=instances)  # fmt: skip
     from sim.provenance import collect
 
-    record = collect(input_path=path, input_format=kind, settings=settings or {}, errata=errata)
+    run_config = {**(settings or {}), **run_meta, "budgets": budgets}
+    record = collect(input_path=path, input_format=kind, settings=run_config, errata=errata)
     meta = provider.meta() if provider is not None else None
     with outputs.transaction():
         paths = write_outputs(
             rows, out, outputs=outputs, html=html, title=f"{kind}:{Path(path).name}", plots=plots,
-            provenance=record, costs=costs, provider=meta,
+            provenance=record, costs=costs, provider=meta, meta=run_meta,
         )  # fmt: skip
+    if roles is not None:
+        print(f"speaker roles: {roles.text()} (--roles; docs/conversations.md, 'Speaker roles')")
     from sim.conversations.retrieval import aggregate_into
 
     agg = aggregate_into(aggregate(rows), rows)

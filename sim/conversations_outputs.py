@@ -1,5 +1,6 @@
 """A conversation sweep's files: ``questions.csv``, ``aggregate.csv``, ``results.db`` (tables ``questions``
-and ``aggregate``) and, with ``--html``, ``index.html`` (issue 28). Staged through
+and ``aggregate``, and ``meta``: the run's provenance, its settings among them, issue 38) and, with
+``--html``, ``index.html`` (issue 28). Staged through
 :class:`sim.outputs.Outputs`: they appear together when the sweep finishes, or not at all."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from sim.bench_outputs import _csv
 from sim.conversations.metrics import QUESTION_COLUMNS, aggregate
 from sim.conversations.retrieval import COLUMNS as RETRIEVAL_COLUMNS
 from sim.conversations.retrieval import aggregate_into
+from sim.conversations.roles import Roles
 from sim.outputs import Outputs
 
 #: The columns of ``questions.csv`` and the ``questions`` table: the scorer's, then the retrieval metrics
@@ -26,6 +28,22 @@ OUTPUT_FILES = (
 
 #: With ``--provider``: the cost files (:mod:`sim.conversations.cost`), each with its sidecar.
 COST_FILES = ("cost.csv", "cost_summary.csv", "cost.csv.meta.json", "cost_summary.csv.meta.json")
+
+
+def settings(budgets: list[int] | None, roles: Roles | None) -> dict[str, str]:
+    """The run's settings this part of memsim records with its outputs (issue 38; in the provenance
+    record's ``settings``, :mod:`sim.provenance`): the windows and how they were chosen, the speaker
+    roles, how recall treats the window, the interval method."""
+    from sim.conversations.intervals import METHOD
+
+    return {
+        "windows": ",".join(str(b) for b in budgets) if budgets else "",
+        "windows_rule": "--budgets" if budgets else "",
+        "roles": roles.text() if roles is not None else "the dataset's",
+        "recall": "a request over the window delivers nothing (request-over-window); the as-built figure "
+        "is *_unenforced",
+        "intervals": METHOD,
+    }
 
 
 def _write_db(
@@ -77,12 +95,14 @@ def write_outputs(
     provenance: dict[str, Any] | None = None,
     costs: list[dict[str, Any]] | None = None,
     provider: dict[str, Any] | None = None,
+    meta: dict[str, str] | None = None,
 ) -> list[Path]:
     """Stage the sweep's files under *out* (the owner of *outputs* commits them), with *plots* the PNGs
     (:mod:`sim.conversations.plots`); their paths. The *provenance* record (:func:`sim.provenance.collect`)
     goes into ``results.db``'s ``meta`` table, a sidecar beside each CSV and the page's footer. With a
     *provider* (its ``meta()``) the per-instance *costs* and their summary are written too (``cost.csv``,
-    ``cost_summary.csv``, tables ``cost`` and ``cost_summary``)."""
+    ``cost_summary.csv``, tables ``cost`` and ``cost_summary``). The run's settings *meta* (:func:`settings`)
+    head the page; without a provenance record they are ``results.db``'s ``meta``."""
     if not rows:
         from sim.errors import UsageError
 
@@ -96,7 +116,8 @@ def write_outputs(
         from sim.conversations.cost import INSTANCE_COLUMNS, SUMMARY_COLUMNS, summary
 
         priced = (costs or [], summary(rows, costs or [], provider))
-    outputs.write_with(out / "results.db", lambda p: _write_db(rows, agg, p, provenance, priced))
+    record = provenance if provenance is not None else meta
+    outputs.write_with(out / "results.db", lambda p: _write_db(rows, agg, p, record, priced))
     write_csv(outputs, out / "questions.csv", _csv(rows, list(question_columns(rows))), provenance)
     write_csv(outputs, out / "aggregate.csv", _csv(agg, list(agg[0])), provenance)
     if priced is not None:
@@ -115,6 +136,7 @@ def write_outputs(
             title=title,
             provenance=provenance,
             cost=(priced[1], provider) if priced is not None and provider is not None else None,
+            meta=meta,
         )
         outputs.write_text(out / "index.html", page)
     return outputs.paths

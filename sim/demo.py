@@ -4,8 +4,9 @@
    object store runs on moto in-process);
 2. the claims ledger in the ``quick`` profile, every direction, with its report page;
 3. a small context-budget benchmark with the oracle bound: CSV, SQLite, PNG plots and a report page;
-4. the conversation benchmark on the shipped LongMemEval sample (when the conversation loaders are
-   installed): questions.csv, aggregate.csv, SQLite and a report page;
+4. the conversation benchmark on the shipped LongMemEval- and LoCoMo-shaped demo samples at the windows
+   fitted to each (when the conversation loaders are installed): questions.csv, aggregate.csv, SQLite
+   and a report page per sample;
 5. ``index.html``: the findings per design, linking each to its evidence, and every page.
 
 The terminal gets a short summary (the findings, one line per part, the page to open: well under 60
@@ -31,54 +32,64 @@ HEADLINE_WINDOW = 32000
 PROVIDER = "anthropic"
 
 
+#: The conversation samples the demo runs (sim.conversations.samples.SAMPLES), each at its fitted windows.
+DEMO_SAMPLES = ("longmemeval_demo", "locomo_demo")
+
+
 def _conversation_bench(
     out: Path, outputs: object, say: Any, workers: int, verbose: bool
-) -> tuple[str, str, str] | None:
-    """The conversation benchmark on the shipped LongMemEval sample (every design, the three baselines);
-    None where the conversation loaders are not installed."""
+) -> list[tuple[str, str, str]]:
+    """The conversation benchmark on the shipped demo samples (every design, the baselines), each at the
+    windows fitted to it (:mod:`sim.conversations.windows`); nothing where the conversation loaders are
+    not installed."""
     try:
-        from sim.conversations.samples import sample_path
+        from sim.conversations.samples import sample_kind, sample_path
     except ImportError:
-        return None
+        return []
     from sim.bench.tasks import parse_designs
-    from sim.conversations.example import EXAMPLE_BUDGETS, EXAMPLE_KIND, EXAMPLE_SAMPLE
     from sim.conversations.metrics import aggregate
+    from sim.conversations.roles import roles_for
     from sim.conversations.run import run_conversations
     from sim.conversations.table import render
-    from sim.conversations_outputs import write_outputs
+    from sim.conversations.windows import fit_file
+    from sim.conversations_outputs import settings, write_outputs
     from sim.outputs import Outputs
-
-    assert isinstance(outputs, Outputs)
-    path = str(sample_path(EXAMPLE_SAMPLE))
     from sim.provenance import collect
 
-    errata: list[dict[str, str]] = []
-    specs = parse_designs(None)
-    rows = run_conversations(specs, list(EXAMPLE_BUDGETS), EXAMPLE_KIND, path, workers=workers, errata=errata)
-    settings = {
-        "benchmark": "conversations",
-        "designs": [s.label for s in specs],
-        "budgets": list(EXAMPLE_BUDGETS),
-    }
-    record = collect(input_path=path, input_format=EXAMPLE_KIND, settings=settings, errata=errata)
-    write_outputs(rows, out / "conversations", outputs=outputs, html=True, title=f"{EXAMPLE_KIND} sample",
-                  provenance=record)  # fmt: skip
-    agg = aggregate(rows)
-    n = len({(r["instance"], r["question_id"]) for r in rows})
-    say(f"\nreal conversations (the shipped {EXAMPLE_KIND} sample, {n} questions)")
-    say("  -> conversations/index.html")
-    b = max(EXAMPLE_BUDGETS)
-    recall = ", ".join(
-        f"{a['design']} {a['evidence_recall_turn']:.2f}"
-        for a in agg
-        if a["budget"] == b and a["question_type"] == "all" and a["evidence_recall_turn"] is not None
-    )
-    say(f"  evidence recall (turns) at the {b:,}-token window: {recall}")
-    if verbose:
-        from rich.console import Console
+    assert isinstance(outputs, Outputs)
+    links = []
+    for name in DEMO_SAMPLES:
+        kind, path = sample_kind(name), str(sample_path(name))
+        fitted = fit_file(kind, path)
+        roles = roles_for(kind, None)
+        specs = parse_designs(None)
+        errata: list[dict[str, str]] = []
+        rows = run_conversations(specs, list(fitted.windows), kind, path, workers=workers, roles=roles,
+                                 instances=fitted.instances, errata=errata)  # fmt: skip
+        meta = settings(list(fitted.windows), roles) | {"windows_rule": fitted.describe()}
+        run_config = {"benchmark": "conversations", "designs": [s.label for s in specs],
+                      "budgets": list(fitted.windows), **meta}  # fmt: skip
+        record = collect(input_path=path, input_format=kind, settings=run_config, errata=errata)
+        write_outputs(rows, out / "conversations" / kind, outputs=outputs, html=True,
+                      title=f"{kind}-shaped sample", meta=meta, provenance=record)  # fmt: skip
+        agg = aggregate(rows)
+        n = len({(r["instance"], r["question_id"]) for r in rows})
+        page = f"conversations/{kind}/index.html"
+        say(f"\nreal conversations (the shipped {kind}-shaped sample, {n} questions) -> {page}")
+        say(f"  {fitted.short()}")
+        b = fitted.windows[-1]  # the median instance length: about half the instances fit whole
+        recall = ", ".join(
+            f"{a['design']} {a['evidence_recall_turn']:.3f}"
+            for a in agg
+            if a["budget"] == b and a["question_type"] == "all" and a["evidence_recall_turn"] is not None
+        )
+        say(f"  turn recall at the {b:,}-token window (over it, nothing delivered): {recall}")
+        if verbose:
+            from rich.console import Console
 
-        Console(width=200, highlight=False).print(render(agg))
-    return ("real conversations", "conversations/index.html", f"{n} questions of the {EXAMPLE_KIND} sample")
+            Console(width=200, highlight=False).print(render(agg))
+        links.append((f"real conversations ({kind})", page, f"{n} questions of the {kind}-shaped sample"))
+    return links
 
 
 def run(
@@ -188,9 +199,7 @@ def run(
         for h in found_rows:
             say("  " + _headline_line(h))
         phase("demo 4/4: the conversation benchmark and the index")
-        conversation = _conversation_bench(out, outputs, say, workers, verbose)
-        if conversation is not None:
-            links.append(conversation)
+        links += _conversation_bench(out, outputs, say, workers, verbose)
         index = report.render_index("memsim demo", links, findings=found_rows, workload=workload)
         outputs.write_text(out / "index.html", index)
         written = outputs.paths

@@ -188,13 +188,15 @@ def test_the_demo_runs_the_conversation_bench_on_the_shipped_sample(tmp_path):
     said: list[str] = []
     o = Outputs()
     with o.transaction():
-        link = _conversation_bench(tmp_path, o, said.append, 1, False)
-    assert any("evidence recall (turns)" in line for line in said)
-    assert link is not None and link[1] == "conversations/index.html"
-    rows = _rows(tmp_path / "conversations")
-    assert {"merchantbench", "nemsy", "rsiagent", "tracecraft", "oracle", "oracle-sessions", "full"} <= {
-        r["design"] for r in rows
-    }
+        links = _conversation_bench(tmp_path, o, said.append, 1, False)
+    assert sum("turn recall at the" in line for line in said) == 2
+    assert sum("x the median instance" in line for line in said) == 2
+    assert [link[1] for link in links] == [f"conversations/{k}/index.html" for k in ("longmemeval", "locomo")]
+    for kind in ("longmemeval", "locomo"):
+        rows = _rows(tmp_path / "conversations" / kind)
+        assert {"merchantbench", "nemsy", "rsiagent", "tracecraft", "oracle", "oracle-sessions", "full"} <= {
+            r["design"] for r in rows
+        }
 
 
 @pytest.mark.slow

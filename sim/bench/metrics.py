@@ -2,8 +2,10 @@
 
 Per cell: request tokens (mean, p95, max; exact cl100k) and the design's own estimate (mean); requests
 over the provider window; probe recall and recall relative to the oracle's on the same workload and
-budget; durable bytes, bytes written, write amplification (bytes written / observation bytes), storage
-operations; liveness (in the calm tail every request fits the window).
+budget (a probe whose request is over the window scores 0: a provider refuses that request, so nothing
+of it reaches the model; the as-built share is kept as ``recall_unenforced``, *recall if nothing
+enforced the window*, issue 38); durable bytes, bytes written, write amplification (bytes written /
+observation bytes), storage operations; liveness (in the calm tail every request fits the window).
 
 The aggregate over seeds gives means with their spread (min and max across seeds) and labels sums as
 sums (``over_window_sum``, ``requests_sum``).
@@ -48,6 +50,7 @@ class Metrics:
         self.estimates: list[int] = []
         self.probes = 0
         self.hits = 0
+        self.hits_unenforced = 0
         self.calm = 0
         self.calm_fit = 0
         self.obs_bytes = 0
@@ -64,7 +67,10 @@ class Metrics:
         self.obs_bytes += len(step.observation.encode())
         if step.probe:
             self.probes += 1
-            self.hits += rec.has_fact(step.probe)
+            hit = rec.has_fact(step.probe)
+            self.hits_unenforced += hit
+            # A request over the window delivers nothing (a provider refuses it): its probe scores 0.
+            self.hits += hit and rec.exact_tokens <= self.budget
         if step.phase == "calm":
             self.calm += 1
             self.calm_fit += rec.exact_tokens <= self.budget
@@ -87,6 +93,7 @@ class Metrics:
             "over_window": sum(1 for x in exact if x > cell["budget"]),
             "probes": self.probes,
             "recall": round(self.hits / self.probes, 4) if self.probes else None,
+            "recall_unenforced": round(self.hits_unenforced / self.probes, 4) if self.probes else None,
             "durable_bytes": storage.durable_bytes,
             "bytes_written": storage.bytes_written,
             "write_amplification": amplification,
@@ -126,9 +133,11 @@ def add_relative_recall(rows: list[dict[str, Any]]) -> None:
 
 
 #: Metrics averaged over seeds (with min and max), and those summed.
-MEANS = ("tokens_mean", "tokens_p95", "estimate_mean", "recall", "recall_vs_oracle", "write_amplification",
-         "storage_ops")  # fmt: skip
+MEANS = ("tokens_mean", "tokens_p95", "estimate_mean", "recall", "recall_unenforced", "recall_vs_oracle",
+         "write_amplification", "storage_ops")  # fmt: skip
 SUMS = ("over_window", "requests")
+#: The means kept to three digits (the others to one).
+THREE_DIGITS = ("recall", "recall_unenforced", "recall_vs_oracle", "write_amplification")
 #: With a provider: the cache metrics averaged over seeds (with the number of digits kept).
 CACHE_MEANS = {"cache_hit_ratio": 4, "cost_tokens_mean": 1, "cost_usd_mean": 6, "cost_usd_p95": 6,
                "cost_usd_run": 4}  # fmt: skip
@@ -150,8 +159,8 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (d, b), rs in groups.items():
         row: dict[str, Any] = {"design": d, "budget": b, "seeds": len(rs)}
         for m in MEANS:
-            digits = 3 if m in ("recall", "recall_vs_oracle", "write_amplification") else 1
-            mean, lo, hi = stats([r[m] for r in rs], digits)
+            digits = 3 if m in THREE_DIGITS else 1
+            mean, lo, hi = stats([r.get(m) for r in rs], digits)  # a row from before issue 38: no unenforced
             row[m], row[f"{m}_min"], row[f"{m}_max"] = mean, lo, hi
         row["tokens_max"] = max(r["tokens_max"] for r in rs)
         for m in SUMS:

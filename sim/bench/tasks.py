@@ -41,6 +41,14 @@ class DesignSpec:
         return dict(self.knobs)
 
 
+def _conversation_baselines() -> tuple[str, ...]:
+    """The conversation benchmark's baselines (:data:`sim.conversations.baselines.BASELINES`): refused by
+    name on the fact-token benchmark, which has none of them but the oracle."""
+    from sim.conversations.baselines import BASELINES
+
+    return tuple(b for b in BASELINES if b != ORACLE)
+
+
 def parse_designs(text: str | None, knobs: Iterable[str] = ()) -> list[DesignSpec]:
     """The design variants of ``--designs`` (every installed design if None) with ``--knob`` values."""
     from sim.registry import design, designs
@@ -61,6 +69,11 @@ def parse_designs(text: str | None, knobs: Iterable[str] = ()) -> list[DesignSpe
     for label in labels:
         if label == ORACLE:
             continue
+        if label in _conversation_baselines():
+            raise UsageError(
+                f"--designs: {label} is a baseline of conversation workloads (--workload longmemeval:FILE or "
+                "locomo:FILE), where it always runs; the fact-token benchmark's bound is the oracle"
+            )
         name, _, spec = label.partition(":")
         d = design(name)
         variant = d.switches.parse(spec) if spec else FAITHFUL

@@ -4,7 +4,11 @@ evidence labels, which is what makes them bounds.
 * ``oracle``: exactly the question's evidence turns (its turn-level recall is 1.0 wherever they fit
   the window; over it the request is still scored as built, and flagged);
 * ``oracle-sessions``: the evidence sessions whole, as LongMemEval's ``_oracle`` file gives them;
-* ``full``: the whole haystack, as LongMemEval's full-context baseline (over the window counts as over).
+* ``full``: the whole haystack, as LongMemEval's full-context baseline.
+
+Baselines pass the same window gate as designs (:mod:`sim.conversations.window`): a request over the
+window delivers nothing, so ``full`` scores 0 on a conversation longer than the window. ``--designs``
+accepts their names (they always run, :func:`without_baselines`).
 
 Each request is a fixed system prompt, a header part per session shown (its id and the dataset's date),
 one part per turn (``speaker: text``) and the question (with the question's date where there is one).
@@ -20,6 +24,19 @@ BASELINES = ("oracle", "oracle-sessions", "full")
 BASELINE_SYSTEM_PROMPT = (
     "You are a helpful assistant with the conversation history below. Answer the question at the end from it."
 )
+
+
+def without_baselines(text: str | None) -> str | None:
+    """``--designs`` of a conversation workload with the baselines taken out: they always run, so naming
+    one is accepted and changes nothing. Naming only baselines runs only them (``"oracle"``, which
+    :func:`sim.bench.tasks.parse_designs` reads as no design but the bound)."""
+    if text is None:
+        return None
+    labels = [x.strip() for x in text.split(",") if x.strip()]
+    kept = [x for x in labels if x not in BASELINES]
+    if labels and not kept:
+        return "oracle"
+    return ",".join(kept) if len(kept) < len(labels) else text
 
 
 def date_text(time_s: int | None) -> str:

@@ -38,8 +38,9 @@ def example_rows() -> list[dict[str, object]] | None:
 
 
 def readme_example() -> str | None:
-    """The worked example as Markdown: the command, then per design and window the recalls, tokens and
-    the lost evidence turns by reason. None where the loaders are not installed."""
+    """The worked example as Markdown: the command, then per design and window the scored questions, the
+    recalls (window enforced, then as built), tokens, the lost evidence turns by reason and the answer
+    diagnostic. None where the loaders are not installed."""
     from sim.conversations.metrics import aggregate
 
     rows = example_rows()
@@ -60,11 +61,13 @@ def readme_example() -> str | None:
         f"--budgets {','.join(str(b) for b in EXAMPLE_BUDGETS)} --html",
         "```",
         "",
-        f"{n_q} questions, windows of {windows} tokens (`aggregate.csv`, `question_type` `all`):",
+        f"{n_q} questions, windows of {windows} tokens (`aggregate.csv`, `question_type` `all`; a request "
+        "over the window delivers nothing; too few instances for an interval):",
         "",
-        "| design | window | turn recall | session recall | answer in context | tokens (mean) | over window "
-        "| lost evidence turns (reason) |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        "| design | window | scored | turn recall | session recall | turn recall if nothing enforced the "
+        "window | tokens (mean) | over window | lost evidence turns (reason) "
+        "| answer in context (diagnostic) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
 
     def f(v: object) -> str:
@@ -77,8 +80,9 @@ def readme_example() -> str | None:
         lost = why.get((str(a["design"]), int(a["budget"])), {})
         text = ", ".join(f"{n} {code}" for code, n in sorted(lost.items())) or "none"
         out.append(
-            f"| {a['design']} | {a['budget']:,} | {f(a['evidence_recall_turn'])} | "
-            f"{f(a['evidence_recall_session'])} | {f(a['answer_recall'])} | "
-            f"{tokens(a['request_tokens_mean'])} | {a['over_window_sum']} | {text} |"
+            f"| {a['design']} | {a['budget']:,} | {a['scored']} | {f(a['evidence_recall_turn'])} | "
+            f"{f(a['evidence_recall_session'])} | {f(a['evidence_recall_turn_unenforced'])} | "
+            f"{tokens(a['request_tokens_mean'])} | {a['over_window_sum']} | {text} | "
+            f"{f(a['answer_recall'])} |"
         )
     return "\n".join(out)

@@ -8,8 +8,10 @@ conversations", ``docs/conversations.md``):
   body of a JSON string (a design that sends a tool result or a transcript line as JSON sends the text
   escaped). A turn of a few words can occur by coincidence; the datasets' evidence turns are long;
 * an **evidence session is in context** when at least one of its turns is;
-* the **answer is in context** when the gold answer occurs in the request, case-insensitively (not
-  scored for abstention or adversarial questions): a lenient upper bound on what any reader could
+* the **answer is in context** (a *diagnostic*, never a headline: LoCoMo's gold answers are mostly
+  paraphrases, so on the real file the oracle scores 0.323 below ``full``'s 0.370) when the gold answer
+  occurs in the request, case-insensitively (not scored for abstention or adversarial questions): a
+  lenient upper bound on what any reader could
   answer. Some gold answers never occur verbatim in their evidence (LoCoMo's temporal answers are
   often a date the reader must work out), so even the oracle scores below 1 there;
 * **evidence recall** (turn and session) is averaged over questions with evidence, abstention
@@ -17,8 +19,10 @@ conversations", ``docs/conversations.md``):
   them), as LongMemEval's retrieval scoring leaves its abstention instances out;
 * **request tokens** are the exact cl100k count of the request, the sum of its parts' counts (each
   text counted once per process, :func:`sim.tokens.count_tokens`, or the design's own count of the same
-  parts when its request carries one, ``ModelRequest.exact``); a request over the window is scored
-  as the design built it and flagged ``over_window``, as the fact-token benchmark does;
+  parts when its request carries one, ``ModelRequest.exact``); :class:`Scorer` scores the request as
+  the design built it and flags ``over_window``; the runner then enforces the window
+  (:mod:`sim.conversations.window`: a request over it delivers nothing, every evidence turn lost as
+  ``request-over-window``), keeping the as-built counts as ``*_unenforced`` columns;
 * a **lost** evidence turn gets the design's reason code (its adapter's ``lost_reason(turn_id)``), or
   ``not-in-request`` from an adapter that declares none.
 """
@@ -30,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import filterfalse
 from typing import Any
 
+from sim.conversations.intervals import by_instance
 from sim.conversations.model import Instance, Question, Turn
 from sim.tokens import count_tokens
 
@@ -40,7 +45,8 @@ GENERIC_REASON = "not-in-request"
 QUESTION_COLUMNS = (
     "workload", "instance", "question_id", "question", "question_type", "design", "budget", "request_tokens",
     "over_window", "evidence_turns", "evidence_in_context", "evidence_sessions", "sessions_in_context",
-    "answer_in_context", "lost", "abstention",
+    "answer_in_context", "lost", "abstention", "evidence_in_context_unenforced",
+    "sessions_in_context_unenforced",
 )  # fmt: skip
 
 
@@ -180,6 +186,14 @@ class Scorer:
 RECALLS = ("evidence_recall_turn", "evidence_recall_session", "answer_recall")
 
 
+def _unenforced(row: dict[str, Any], what: str) -> int:
+    """The row's evidence turns (*what* ``"evidence"``) or sessions (``"sessions"``) in the request as
+    built, before the window gate (:mod:`sim.conversations.window`); a row read back from a file written
+    before the gate existed has only the as-built figure."""
+    v = row.get(f"{what}_in_context_unenforced")
+    return int(row[f"{what}_in_context"] if v is None else v)
+
+
 def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
@@ -203,15 +217,20 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         with_ev = [r for r in rs if r["evidence_turns"] and not r.get("abstention")]
         answered = [r for r in rs if r["answer_in_context"] is not None]
         tokens = [r["request_tokens"] for r in rs]
+        recall_turn = [r["evidence_in_context"] / r["evidence_turns"] for r in with_ev]
+        ci = by_instance(zip((str(r["instance"]) for r in with_ev), recall_turn, strict=True))
+        claimed = ci is not None and ci.enough
         out.append(
             {
                 "design": d,
                 "budget": b,
                 "question_type": qt,
                 "questions": len(rs),
-                "evidence_recall_turn": _mean(
-                    [r["evidence_in_context"] / r["evidence_turns"] for r in with_ev]
-                ),
+                "scored": len(with_ev),
+                "instances": 0 if ci is None else ci.n,
+                "evidence_recall_turn": _mean(recall_turn),
+                "evidence_recall_turn_lo": round(ci.lo, 4) if claimed and ci is not None else None,
+                "evidence_recall_turn_hi": round(ci.hi, 4) if claimed and ci is not None else None,
                 "evidence_recall_session": _mean(
                     [
                         r["sessions_in_context"] / r["evidence_sessions"]
@@ -219,6 +238,17 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         if r["evidence_sessions"]
                     ]
                 ),
+                "evidence_recall_turn_unenforced": _mean(
+                    [_unenforced(r, "evidence") / r["evidence_turns"] for r in with_ev]
+                ),
+                "evidence_recall_session_unenforced": _mean(
+                    [
+                        _unenforced(r, "sessions") / r["evidence_sessions"]
+                        for r in with_ev
+                        if r["evidence_sessions"]
+                    ]
+                ),
+                "answer_scored": len(answered),
                 "answer_recall": _mean([float(r["answer_in_context"]) for r in answered]),
                 "request_tokens_mean": round(sum(tokens) / len(tokens), 1),
                 "request_tokens_max": max(tokens),

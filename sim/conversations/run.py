@@ -40,6 +40,8 @@ from sim.conversations.metrics import Scorer
 from sim.conversations.model import Instance
 from sim.conversations.retrieval import metrics as retrieval_metrics
 from sim.conversations.retrieval import ranking_of
+from sim.conversations.roles import Roles
+from sim.conversations.window import enforce_window, evidence_ids
 from sim.engine import Simulation
 from sim.workload import Drawn, WorkStep
 
@@ -211,12 +213,16 @@ def run_instance(
     provider: ProviderConfig | None = None,
     costs: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every row of one work unit: *instance* through *spec* (a design or a baseline) at each window
-    (priced by *provider*, the per-instance totals appended to *costs*, when one is given)."""
+    """Every row of one work unit: *instance* through *spec* (a design or a baseline) at each window,
+    the window enforced (:func:`sim.conversations.window.enforce_window`: a request over it delivers
+    nothing), priced by *provider* (the per-instance totals appended to *costs*) when one is given."""
     scorer = Scorer(instance)
     if spec.design in BASELINES:
-        return run_baseline(instance, spec.design, budgets, scorer, provider, costs)
-    return [r for b in budgets for r in run_design(instance, spec, b, scorer, provider, costs)]
+        rows = run_baseline(instance, spec.design, budgets, scorer, provider, costs)
+    else:
+        rows = [r for b in budgets for r in run_design(instance, spec, b, scorer, provider, costs)]
+    evidence = evidence_ids(instance)
+    return [enforce_window(r, evidence[r["question_id"]]) for r in rows]
 
 
 # -- the instances of a file, read forward once per process --------------------------------------------
@@ -306,6 +312,8 @@ class ConvTask(Task):
     kind: str = ""
     path: str = ""
     budgets: tuple[int, ...] = ()
+    #: The speaker roles of a two-person corpus (``--roles``, :mod:`sim.conversations.roles`), or "".
+    roles: str = ""
 
     def run_cell(self) -> dict[str, Any]:
         """The unit's rows under ``questions`` (and the fields the sweep's bookkeeping reads)."""
@@ -314,6 +322,10 @@ class ConvTask(Task):
         importlib.import_module("sim.registry")
         t0 = time.perf_counter()
         inst = instance_at(self.kind, self.path, self.seed)
+        if self.roles:
+            from sim.conversations.roles import apply_roles, parse_roles
+
+            inst = apply_roles(inst, parse_roles(self.roles))
         assert self.spec is not None
         costs: list[dict[str, Any]] = []
         rows = run_instance(inst, self.spec, self.budgets, self.provider, costs)
@@ -332,13 +344,18 @@ def conversation_tasks(
     path: str,
     instances: int,
     provider: ProviderConfig | None = None,
+    roles: Roles | None = None,
 ) -> list[ConvTask]:
     """The units, instance-major: every design variant (the fact benchmark's oracle replaced by the three
-    baselines) for each instance of the file, each priced by *provider* when one is given."""
+    baselines) for each instance of the file, its turns in *roles* (a two-person corpus), each priced by
+    *provider* when one is given."""
     designs = [s for s in specs if s.design != ORACLE] + baseline_specs()
     bl = tuple(budgets)
+    rt = roles.text() if roles is not None else ""
     return [
-        ConvTask(s.label, bl[0], i, None, s, path, provider=provider, kind=kind, path=path, budgets=bl)
+        ConvTask(
+            s.label, bl[0], i, None, s, path, provider=provider, kind=kind, path=path, budgets=bl, roles=rt
+        )
         for i in range(instances)
         for s in designs
     ]
@@ -358,14 +375,23 @@ def run_conversations(
     provider: ProviderConfig | None = None,
     costs: list[dict[str, Any]] | None = None,
     errata: list[dict[str, str]] | None = None,
+    roles: Roles | None = None,
+    instances: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Every question row of the file through every design variant and baseline, in task order. With a
-    *provider* the per-instance cost rows are appended to *costs*; the evidence ids the loader dropped as
-    errata are appended to *errata* (and named in one stderr warning line)."""
+    """Every question row of the file through every design variant and baseline, in task order; the
+    turns of a two-person corpus in *roles* (None: the default of
+    :func:`sim.conversations.roles.roles_for`). With a *provider* the per-instance cost rows are appended
+    to *costs*; the evidence ids the loader dropped as errata are appended to *errata* (and named in one
+    stderr warning line). *instances*: the file's instance count when already read (else, or when
+    *errata* are asked for, it is read and validated here)."""
     from sim.bench.executors import run_sweep
+    from sim.conversations.roles import roles_for
 
-    n = count_instances(kind, path, progress=progress, errata=errata)
-    tasks: list[Task] = list(conversation_tasks(specs, budgets, kind, path, n, provider))
+    roles = roles if roles is not None else roles_for(kind, None)
+    if instances is None or errata is not None:
+        instances = count_instances(kind, path, progress=progress, errata=errata)
+    n = instances
+    tasks: list[Task] = list(conversation_tasks(specs, budgets, kind, path, n, provider, roles))
     cells = run_sweep(tasks, workers=workers, executor=executor, scheduler=scheduler, progress=progress,
                       aside=aside)  # fmt: skip
     if costs is not None:

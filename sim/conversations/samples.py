@@ -19,6 +19,9 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "longmemeval_m": ("longmemeval_m_sample.json", "longmemeval"),
     "locomo": ("locomo_sample.json", "locomo"),
     "native": ("native_conversation.jsonl", "native"),
+    # Long enough that the designs differ at the windows fitted to them (issue 38; memsim demo).
+    "locomo_demo": ("locomo_demo_sample.json", "locomo"),
+    "longmemeval_demo": ("longmemeval_demo_sample.json", "longmemeval"),
 }
 
 

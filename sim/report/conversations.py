@@ -101,9 +101,11 @@ def render_conversations(
     title: str = "",
     provenance: dict[str, Any] | None = None,
     cost: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
+    meta: dict[str, str] | None = None,
 ) -> str:
-    """The page of a conversation sweep's question *rows* and their aggregate *agg*; its footer cites the
-    run's *provenance* (:mod:`sim.provenance`) when there is one; *cost* (the per-design summary of
+    """The page of a conversation sweep's question *rows* and their aggregate *agg*, with the run's
+    settings *meta* (windows and their rule, speaker roles); its footer cites the run's *provenance*
+    (:mod:`sim.provenance`) when there is one; *cost* (the per-design summary of
     :func:`sim.conversations.cost.summary` and the provider's ``meta()``) adds a cost table with its
     price basis."""
     from sim import __version__
@@ -120,14 +122,18 @@ def render_conversations(
     labels = {
         "evidence_recall_turn": "turn recall",
         "evidence_recall_session": "session recall",
-        "answer_recall": "answer in context",
+        "answer_recall": "answer in context (diagnostic)",
         "request_tokens_mean": "request tokens",
     }
     page = BenchPage(rows=[], agg=overall, designs=designs, budgets=budgets, seeds=[], colour=colour_of)
     specs = (
         ("evidence_recall_turn", "turn-level evidence recall (mean over questions)", 1.0),
         ("evidence_recall_session", "session-level evidence recall (mean over questions)", 1.0),
-        ("answer_recall", "gold answer in the request (share of scored questions)", 1.0),
+        (
+            "answer_recall",
+            "diagnostic: gold answer verbatim in the request (biased low where gold answers are paraphrases)",
+            1.0,
+        ),
         ("request_tokens_mean", "request tokens at question time (mean, exact cl100k)", None),
     )
     charts = []
@@ -160,8 +166,18 @@ def render_conversations(
         drill.append({**r, "lost_list": lost, "question_short": _question_text(r.get("question"))})
         if len(drill) >= MAX_DRILL_ROWS:
             break
+    from sim.conversations.intervals import METHOD
+    from sim.conversations.table import ANSWER_NOTE, enough, recall_text
+
+    summary = [{**a, "recall_text": recall_text(a)} for a in sorted(overall, key=lambda a: int(a["budget"]))]
+    n_inst = max((int(a.get("instances") or 0) for a in overall), default=0)
     return render(
         "conversations.html.j2",
+        summary=summary,
+        intervals=METHOD if enough(agg) else "",
+        n_instances=n_inst,
+        answer_note=ANSWER_NOTE,
+        meta=sorted((meta or {}).items()),
         version=__version__,
         title=title,
         designs=[(d, colour_of[d]) for d in designs],
@@ -191,6 +207,15 @@ RETRIEVAL_SHOWN = tuple(
     (f"{m}_at_{k}_{lv}", f"{m.replace('_', ' ')}@{k} {lv}")
     for lv in ("turn", "session") for k in (5, 10) for m in ("recall_any", "recall_all", "ndcg")
 )  # fmt: skip
+
+
+def _setting(value: object) -> str:
+    """A ``meta`` value (JSON text) as the page shows it."""
+    try:
+        v = json.loads(str(value))
+    except ValueError:
+        return str(value)
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
 def is_conversation_dir(out_dir: Path) -> bool:
@@ -227,7 +252,7 @@ def render_conversations_dir(out_dir: Path) -> str:
         conn = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
         try:
             have = {c[1] for c in conn.execute("PRAGMA table_info(questions)")}
-            # an older file has no question text; a sweep of designs that rank nothing, no retrieval columns
+            # an older file lacks some columns; a sweep of designs that rank nothing, the retrieval ones
             cols = [c for c in (*QUESTION_COLUMNS, *RETRIEVAL_COLUMNS) if c in have]
             cur = conn.execute(f"SELECT {', '.join(cols)} FROM questions")
             rows = [dict(zip(cols, r)) for r in cur]
@@ -244,9 +269,23 @@ def render_conversations_dir(out_dir: Path) -> str:
 
     record = read_db_meta(db)
     cost = _cost_of(db, record)
+    meta = _settings_of(record)
     return render_conversations(
-        rows, aggregate_into(aggregate(rows), rows), title=Path(out_dir).name, provenance=record, cost=cost
-    )
+        rows, aggregate_into(aggregate(rows), rows), title=Path(out_dir).name, provenance=record, cost=cost,
+        meta=meta,
+    )  # fmt: skip
+
+
+#: The settings a conversation page shows from its run's record (:func:`sim.conversations_outputs.settings`).
+PAGE_SETTINGS = ("windows", "windows_rule", "roles", "recall", "intervals")
+
+
+def _settings_of(record: dict[str, Any] | None) -> dict[str, str]:
+    """The run's settings the page shows, from its provenance record (or a bare settings ``meta``)."""
+    if not record:
+        return {}
+    settings = record.get("settings") if isinstance(record.get("settings"), dict) else record
+    return {k: _setting(json.dumps(settings[k])) for k in PAGE_SETTINGS if k in settings}
 
 
 def _cost_of(db: Path, record: dict[str, Any] | None) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
