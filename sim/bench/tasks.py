@@ -42,11 +42,11 @@ class DesignSpec:
 
 
 def _conversation_baselines() -> tuple[str, ...]:
-    """The conversation benchmark's baselines (:data:`sim.conversations.baselines.BASELINES`): refused by
-    name on the fact-token benchmark, which has none of them but the oracle."""
-    from sim.conversations.baselines import BASELINES
+    """The conversation benchmark's baselines (:data:`sim.names.BASELINE_NAMES`): refused by name on the
+    fact-token benchmark, which has none of them but the oracle."""
+    from sim.names import BASELINE_NAMES
 
-    return tuple(b for b in BASELINES if b != ORACLE)
+    return tuple(b for b in BASELINE_NAMES if b != ORACLE)
 
 
 def parse_designs(text: str | None, knobs: Iterable[str] = ()) -> list[DesignSpec]:

@@ -19,8 +19,9 @@ from __future__ import annotations
 import datetime as dt
 
 from sim.conversations.model import Instance, Question, Turn
+from sim.names import BASELINE_NAMES
 
-BASELINES = ("oracle", "oracle-sessions", "full")
+BASELINES = BASELINE_NAMES  # the labels sim.names reserves (no design may take one)
 BASELINE_SYSTEM_PROMPT = (
     "You are a helpful assistant with the conversation history below. Answer the question at the end from it."
 )
