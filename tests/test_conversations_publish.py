@@ -114,8 +114,12 @@ def test_cli_fits_windows_without_budgets_and_records_them(capsys, tmp_path: Pat
     assert code == 0, err
     fitted = fit_file("locomo", str(path))
     assert fitted.describe() in stdout
-    db = sqlite3.connect(out / "results.db")
-    meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta").fetchall()}
+    from sim.provenance import read_db_meta
+
+    record = read_db_meta(out / "results.db")
+    assert record is not None
+    meta = record["settings"]  # the provenance record's settings (sim.provenance)
+    assert meta["budgets"] == list(fitted.windows)
     assert meta["windows"] == ",".join(str(w) for w in fitted.windows)
     assert meta["roles"] == DEFAULT_ROLES.text() == "both=user"
 

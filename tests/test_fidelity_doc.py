@@ -9,7 +9,7 @@ import pytest
 
 from sim.docgen import render
 from sim.fidelity import DEVIATION_KINDS, Deviation, deviations
-from sim.registry import designs
+from sim.registry import REFERENCE, design, designs
 
 DESIGNS = sorted(designs())
 
@@ -20,7 +20,9 @@ def test_every_deviation_is_stated_four_ways_and_wording_matches_upstreams_count
     upstream text has upstream's exact cl100k count."""
     devs = deviations(system)
 
-    assert devs, f"{system} declares no DEVIATIONS"
+    # a seed design states how it departs from its upstream; a reference design (a documented algorithm,
+    # no upstream code) may state none
+    assert devs or design(system).kind == REFERENCE, f"{system} declares no DEVIATIONS"
     assert len({d.name for d in devs}) == len(devs)
     for d in devs:
         assert isinstance(d, Deviation) and d.kind in DEVIATION_KINDS

@@ -304,7 +304,7 @@ REFUSED: dict[str, tuple[Setup, tuple[str, ...]]] = {
     "claims --json under /proc": (_a("claims", "--json", "/proc/memsim.json"), ("--json",)),
     "claims --markdown under a file": (
         _under_afile("claims", "--markdown", "afile/x.md"),
-        ("not a directory",),
+        ("--markdown", "ot a directory"),
     ),
     "claims --save under /proc": (_a("claims", "--save", "/proc/memsim-examples"), ("--save",)),
     "claims --json and --markdown on one file": (_same_output, ("same file",)),

@@ -491,6 +491,8 @@ def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(box: Sandbox) -> 
     """With stderr a pipe, a long run, a claim run and a bench run print no progress bar, no carriage
     return, no escape sequence and no blank line on stderr: only their named output lines and plain
     progress lines (``memsim: claims: 1 to run``)."""
+    from sim.registry import designs
+
     runs = [
         box.run("run", "toy.py", "--param", "steps=20000", "--out", "o"),
         box.run("claims", "--claim", SUFFIX_CLAIM, "--profile", "quick", "--json", "c.json"),
@@ -503,7 +505,8 @@ def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(box: Sandbox) -> 
         named = ("trace: ", "wrote ", "memsim: ")
         assert all(line.startswith(named) for line in run.err.splitlines()), run.err
         assert "memsim: error" not in run.err
-    assert "memsim: claims: 1 to run" in runs[1].err and "memsim: bench: 5 to run" in runs[2].err
+    cells = 1 + len(designs())  # the oracle and every installed design at one window and seed
+    assert "memsim: claims: 1 to run" in runs[1].err and f"memsim: bench: {cells} to run" in runs[2].err
 
 
 # -- stdout that cannot take the report ----------------------------------------------------------------

@@ -5,7 +5,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from reference.bm25.state import FIXES, OFF
-from sim.registry import Design, Report
+from sim.registry import REFERENCE, Design, Report
 from sim.variant import Switches
 
 
@@ -35,8 +35,9 @@ class Knobs(BaseModel):
 DESIGN = Design(
     name="bm25",
     package="reference.bm25",
-    title="BM25 retrieval (reference design)",
+    title="BM25 retrieval over past turns or sessions (Okapi BM25, as in LongMemEval's retrieval study)",
     report=Report.from_package("reference.bm25"),
     switches=Switches("bm25", fixes=FIXES, off=OFF),
     knobs=Knobs,
+    kind=REFERENCE,
 )

@@ -12,7 +12,7 @@ from reference.pager.state import (
     OFF,
     RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE,
 )
-from sim.registry import Design, Report
+from sim.registry import REFERENCE, Design, Report
 from sim.variant import Switches
 
 
@@ -45,8 +45,9 @@ class Knobs(BaseModel):
 DESIGN = Design(
     name="pager",
     package="reference.pager",
-    title="MemGPT/Letta-style pager (reference design)",
+    title="MemGPT/Letta-style pager: core block, FIFO queue, searchable recall store",
     report=Report.from_package("reference.pager"),
     switches=Switches("pager", fixes=FIXES, off=OFF),
     knobs=Knobs,
+    kind=REFERENCE,
 )

@@ -12,7 +12,7 @@ OPERATIONS = [
 ]  # fmt: skip
 NOT_MODELED: list[str] = [
     "Not modeled: the summarizing LLM (reason: memsim has no model; effect: what survives a fold is the "
-    "stand-in's seeded policy, a knob, not a model's judgement).",
+    "seeded policy of the summary's stand-in text, a knob, not a model's judgement).",
     "Not modeled: save_context's (input, output) pairs (reason: memsim saves each turn as one message and "
     "prunes after it; effect: the buffer is the same, a pair's fold may be split in two).",
 ]

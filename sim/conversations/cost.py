@@ -9,7 +9,7 @@ and route, on the simulation clock that follows the dataset's dates):
   simulation clock (so a question's prefix can be read from the cache an earlier question wrote); a
   baseline's the same way (at the date of the last turn before the question, or the question's own).
   Not modeled: the requests a design makes while it reads the turns. In conversation mode the adapters
-  return a stand-in for them (MerchantBench, Nemsy and Tracecraft a one-part placeholder), so pricing
+  return a stand-in for them (three of the four seed adapters a one-part placeholder), so pricing
   them would price the stand-in; the figures are the cost of answering the questions from the memory
   the turns left;
 * a request **over the window** is refused by the provider (context length exceeded): it costs $0 and

@@ -8,7 +8,7 @@ seeds (:mod:`sim.bench.stats`): :data:`~sim.bench.stats.RESAMPLES` resamples of 
 replacement, each resample's recall the pooled mean over its questions (sum of the questions' recalls
 over their count, so an instance weighs by its scored questions, as the mean itself does), the central
 :data:`~sim.bench.stats.LEVEL` of those. On LoCoMo's real file (``locomo10.json``, sha256
-``79fa87e9...``) rsiagent's as-built turn recall at 8k, 0.436, is [0.387, 0.501] resampled by
+``79fa87e9...``) one seed design's as-built turn recall at 8k, 0.436, is [0.387, 0.501] resampled by
 conversation against [0.413, 0.460] resampled by question; with the window enforced it is 0.398
 [0.292, 0.491] (issue 38).
 

@@ -4,12 +4,13 @@
 LoCoMo is a conversation between two people (``speaker_a``, ``speaker_b``), neither of them an
 assistant; every memory design memsim models is written for a user talking to an assistant, and some
 treat the two roles differently (docs/conversations.md, "Speaker roles", says how each adapter uses
-them: tracecraft's conversation save keeps user turns only and never an assistant turn; merchantbench and
-rsiagent pair a user turn with the assistant turn after it as one exchange; nemsy ignores roles).
+them: one seed adapter's conversation save keeps user turns only and never an assistant turn; two pair a
+user turn with the assistant turn after it as one exchange; one ignores roles).
 
 **Default ``both=user``**: both speakers are users. LoCoMo asks about both speakers alike, and a mapping
-that makes a design discard one person's turns by construction (as ``a=user,b=assistant`` does for
-tracecraft: it can then recall at most about half of the evidence, whatever its window) measures the
+that makes a design discard one person's turns by construction (as ``a=user,b=assistant`` does for the
+adapter that saves user turns only: it can then recall at most about half of the evidence, whatever its
+window) measures the
 mapping, not the design. Each turn keeps its speaker's name (``speaker: text``), so who said what is not
 lost. ``--roles a=user,b=assistant`` is the loader's positional reading (memsim 0.2's only one);
 ``swap`` is ``a=assistant,b=user``.

@@ -284,7 +284,8 @@ def _settings_of(record: dict[str, Any] | None) -> dict[str, str]:
     """The run's settings the page shows, from its provenance record (or a bare settings ``meta``)."""
     if not record:
         return {}
-    settings = record.get("settings") if isinstance(record.get("settings"), dict) else record
+    nested = record.get("settings")
+    settings: dict[str, Any] = nested if isinstance(nested, dict) else record
     return {k: _setting(json.dumps(settings[k])) for k in PAGE_SETTINGS if k in settings}
 
 

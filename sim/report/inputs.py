@@ -177,9 +177,38 @@ class QuestionRow(BaseModel):
     answer_in_context: Flag | None
     lost: str
     abstention: Flag
+    # Later columns (a file from an older memsim lacks them): the question's text (issue 40), the as-built
+    # counts before the window gate (issue 38), the retrieval metrics of a design that ranks and the charge
+    # of a priced sweep (issue 39, 38; ``sim.conversations.retrieval``, ``sim.conversations.cost``).
+    question: str | None = None
+    evidence_in_context_unenforced: int | None = Field(default=None, ge=0)
+    sessions_in_context_unenforced: int | None = Field(default=None, ge=0)
+    recall_any_at_5_turn: Number | None = Field(default=None, ge=0, le=1)
+    recall_all_at_5_turn: Number | None = Field(default=None, ge=0, le=1)
+    ndcg_at_5_turn: Number | None = Field(default=None, ge=0, le=1)
+    recall_any_at_10_turn: Number | None = Field(default=None, ge=0, le=1)
+    recall_all_at_10_turn: Number | None = Field(default=None, ge=0, le=1)
+    ndcg_at_10_turn: Number | None = Field(default=None, ge=0, le=1)
+    recall_any_at_5_session: Number | None = Field(default=None, ge=0, le=1)
+    recall_all_at_5_session: Number | None = Field(default=None, ge=0, le=1)
+    ndcg_at_5_session: Number | None = Field(default=None, ge=0, le=1)
+    recall_any_at_10_session: Number | None = Field(default=None, ge=0, le=1)
+    recall_all_at_10_session: Number | None = Field(default=None, ge=0, le=1)
+    ndcg_at_10_session: Number | None = Field(default=None, ge=0, le=1)
+    refused: Flag | None = None
+    cache_read_tokens: int | None = Field(default=None, ge=0)
+    cache_write_tokens: int | None = Field(default=None, ge=0)
+    uncached_tokens: int | None = Field(default=None, ge=0)
+    cost_usd: Number | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _consistent(self) -> QuestionRow:
+        for kept, total in (
+            (self.evidence_in_context_unenforced, self.evidence_turns),
+            (self.sessions_in_context_unenforced, self.evidence_sessions),
+        ):
+            if kept is not None and kept > total:
+                raise ValueError("an as-built count (*_unenforced) is over its evidence count")
         if self.evidence_in_context > self.evidence_turns:
             raise ValueError("evidence_in_context is over evidence_turns")
         if self.sessions_in_context > self.evidence_sessions:

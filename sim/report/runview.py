@@ -355,8 +355,11 @@ def _read_requests(source: Path, view: RunView, small: bool) -> None:
             req.present = facts.mask(nums, named)
         if needed:
             req.wanted = sum(bits.get(f, 0) for f in set(needed))
-            hits = tuple(f for f in needed if f in facts)
-            misses = tuple(f for f in needed if f not in facts)
+            # a request over the window delivers nothing (a provider refuses it), as the benchmark scores it
+            limit = req.lines.get("budget") or req.lines.get("window")
+            refused = limit is not None and limit > 0 and int(exact) > limit
+            hits = () if refused else tuple(f for f in needed if f in facts)
+            misses = tuple(needed) if refused else tuple(f for f in needed if f not in facts)
             req.probe = (len(hits), len(needed))
             view.probe_total += 1
             view.probe_hits += not misses
