@@ -244,6 +244,11 @@ def headline(rows: list[Row], profile: str, seed: int, exhaustive: str | None = 
     parts = []
     if upstream or not own:
         parts.append(f"{n_up}/{len(upstream)} counterexamples found on upstream's designs")
+    ref = [r for r in own if is_reference(r.system)]
+    own = [r for r in own if r not in ref]
+    if ref:  # a reference design models a documented algorithm, not one product's code (issue 39)
+        n_ref = sum(r.ok(cl.FAITHFUL) for r in ref)
+        parts.append(f"{n_ref}/{len(ref)} on the reference designs (documented algorithms)")
     if own:  # a design of one's own (``memsim new design``) models no upstream system
         n_own = sum(r.ok(cl.FAITHFUL) for r in own)
         parts.append(f"{n_own}/{len(own)} counterexamples found on the designs as written (no upstream)")
@@ -265,13 +270,26 @@ def has_upstream(system: str) -> bool:
     """Whether *system* models an upstream system (its report names a source); a design made with
     ``memsim new design`` has none until its author says so. An uninstalled design counts as upstream."""
     from sim.errors import UsageError
-    from sim.registry import design
+    from sim.registry import REFERENCE, design
 
     try:
         d = design(system)
     except UsageError:
         return True
+    if d.kind == REFERENCE:
+        return False
     return bool(d.report.path or d.report.analysis_id or d.real_system)
+
+
+def is_reference(system: str) -> bool:
+    """Whether *system* is a reference design of a documented algorithm (``Design.kind``, issue 39)."""
+    from sim.errors import UsageError
+    from sim.registry import REFERENCE, design
+
+    try:
+        return design(system).kind == REFERENCE
+    except UsageError:
+        return False
 
 
 def bound_of(row: Row) -> str:
