@@ -219,6 +219,8 @@ def run(
 def _headline_line(h: Any) -> str:
     claims = "no claims"
     where = "upstream's design" if h.upstream else "the design as written"
+    if h.reference:
+        where = "the reference design (a documented algorithm)"
     if h.claims and h.as_expected:
         cf = sum(1 for m in h.modes if m[3])
         also = f" ({cf} more on counterfactual designs)" if cf else ""

@@ -41,7 +41,7 @@ def _mean(values: list[float]) -> float | None:
 def enrich(found: list[Any], claims: dict[str, Any] | None, bench_rows: list[dict[str, Any]] | None,
            window: int | None) -> list[Any]:  # fmt: skip
     """*found* (``Headline`` rows) with each design's failure modes, reproduced count and cost."""
-    from sim.ledger import has_upstream
+    from sim.ledger import has_upstream, is_reference
 
     rows = [r for r in (claims or {}).get("claims") or [] if isinstance(r, dict)]
     cells = [r for r in bench_rows or [] if window is not None and int(r["budget"]) == window]
@@ -61,6 +61,7 @@ def enrich(found: list[Any], claims: dict[str, Any] | None, bench_rows: list[dic
                 modes=modes,
                 reproduced=sum(ok and not cf for _, _, ok, cf in modes),
                 upstream=has_upstream(h.design),
+                reference=is_reference(h.design),
                 cost_run=_mean(
                     [float(r["cost_usd_run"]) for r in priced if r.get("cost_usd_run") is not None]
                 ),

@@ -47,6 +47,7 @@ class Headline:
     modes: tuple[tuple[str, str, bool, bool], ...] = ()
     reproduced: int = 0
     upstream: bool = True
+    reference: bool = False  # a reference design of a documented algorithm (issue 39)
     cost_run: float | None = None
     hit_ratio: float | None = None
     provider: str = ""
