@@ -146,18 +146,22 @@ memsim's four seed designs model real systems (MerchantBench, Nemsy, RSIAgent, T
 **reference designs** are the field's own memory designs, each a documented algorithm registered as a
 plugin is (`kind="reference"`): `window` is LangChain's `trim_messages` with strategy "last" (the
 most-recent-turns baseline), `summary-buffer` LangChain's `ConversationSummaryBufferMemory` with a seeded
-summary stand-in; any other reference design installed (BM25 retrieval, a MemGPT-style pager) appears
-here with the retrieval metrics it reports. Baselines read the evidence labels and are bounds, not designs.
+summary stand-in, `bm25` Okapi BM25 retrieval over past turns (rank-bm25, as LongMemEval's retrieval
+study) and `pager` a MemGPT/Letta-style core block, FIFO queue and searchable recall store; a design
+that ranks also reports LongMemEval's retrieval metrics. Baselines read the evidence labels and are
+bounds, not designs.
 
 Every design gets the same request budget (the window) and is scored on what reached the model at
 question time (docs/conversations.md): **turn recall** is the share of a question's evidence turns whose
 whole text is in the request, **session recall** the share of its evidence sessions with a turn there,
-**answer in context** whether the gold answer occurs in the request (a lenient upper bound). Retrieval
+**answer in context** whether the gold answer occurs verbatim in the request (a diagnostic, biased low
+where gold answers are paraphrases). A request over the window delivers nothing (a provider refuses it):
+its evidence scores 0, and the `*_unenforced` columns give the figure as built. Retrieval
 columns, where present, are the design's own ranking scored as LongMemEval's retrieval evaluation scores
 it. **Tokens / question** is the mean exact cl100k count of a question's request, and **$ / question** that
 count at Claude Opus 4.8's uncached input list price ($5 per million tokens, sim/cache/prices.py; output
 and prompt caching not priced). **Over window** counts requests the design built larger than the window
-(scored as built).
+(each scored 0). Intervals (`_lo`, `_hi`) are 95% bootstrap intervals resampled by instance.
 
 Reproduce a table with `memsim workload synth KIND --out FILE ...` (arguments in each heading) and
 `memsim bench --workload KIND:FILE --budgets 8000,32000` (the shipped samples: `--budgets 1000,4000`).
