@@ -19,6 +19,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from sim.console import plain_metavars
 from sim.errors import MemsimError, UsageError
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -36,25 +37,7 @@ HELP = (
 )
 
 
-def _plain_metavars() -> None:
-    """Arguments in help as a person writes them: typer (0.29) shows a required argument as
-    ``{SCENARIO}`` in the usage line and appends its type (``SCENARIO <str>``) in the list; memsim's
-    metavars already say what to write, so the usage reads ``SCENARIO`` (``[TOPIC]`` when optional)
-    and the list ``SCENARIO``."""
-    from typer.core import TyperArgument
-
-    def usage(self: Any) -> str:
-        name = str(self.display_name_raw)
-        if not self.required and not name.startswith("["):
-            name = f"[{name}]"
-        return name + ("..." if self.nargs != 1 else "")
-
-    if hasattr(TyperArgument, "_usage_display_name") and hasattr(TyperArgument, "display_type_rich"):
-        TyperArgument._usage_display_name = usage  # type: ignore[method-assign]
-        TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
-
-
-_plain_metavars()
+plain_metavars()
 app = typer.Typer(
     name="memsim",
     help=HELP,
