@@ -98,9 +98,9 @@ def test_fact_token_probe_over_the_window_scores_zero() -> None:
 
 
 # -- windows fitted to the corpus -------------------------------------------------------------------------
-def test_windows_are_quarter_half_and_whole_median_on_a_500_grid() -> None:
-    assert fit([17_400, 18_000, 30_000]).windows == (4_500, 9_000, 18_000)
-    assert fit([10_250, 10_250]).windows == (2_500, 5_000, 10_500)  # 2,562.5 -> 2,500; 5,125 -> 5,000
+def test_windows_are_half_whole_and_twice_the_median_on_a_500_grid() -> None:
+    assert fit([17_400, 18_000, 30_000]).windows == (9_000, 18_000, 36_000)
+    assert fit([10_250, 10_250]).windows == (5_000, 10_500, 20_500)  # 5,125 -> 5,000; 10,250 -> 10,500
     assert fit([100]).windows == (MIN_WINDOW,)  # every fraction below the smallest window: one window
     got = fit_file("locomo", str(sample_path("locomo_demo")))
     assert got.instances == 5 and len(got.windows) == 3
