@@ -18,11 +18,8 @@ script reports no goal and says so). Goal rows (``benchmarks/harness.py``), all 
 from __future__ import annotations
 
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Goal, parser, report
 
 
