@@ -10,9 +10,9 @@ dataset's text, :func:`sim.tokens.count_tokens`, summed; no request framing). At
 design must choose what to keep; at the median about half the instances fit whole; at twice it nearly
 every instance fits, so what a design still loses there it loses by its own policy, not by the window.
 A smaller fraction measures little but each design's fixed prompt: a quarter of LoCoMo's median
-(4,500 tokens) is about one seed design's fixed prompt alone (26 tool schemas and a system prompt), and
-there its agent compacts at every step (55 s of CPU for one real conversation, against 16 s for the whole file at the
-three windows of this rule).
+(4,500 tokens) is about one seed design's fixed prompt alone (26 tool schemas and a system prompt),
+and there its agent compacts at every step (55 s of CPU for one real conversation, against 16 s for
+the whole file at the three windows of this rule).
 
 The windows, the median and the rule are printed before the sweep runs and recorded with its outputs
 (``meta``: ``windows``, ``windows_rule``); ``--budgets`` sets them explicitly, as before.
