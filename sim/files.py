@@ -288,7 +288,12 @@ class FileTree(abc.ABC):
         p = normalize(path)
         if not self._exists(p):
             raise FileMissing(path)
-        return self._read_from(p, max(0, offset))[0][: max(0, length)]
+        return self._read_range(p, max(0, offset), max(0, length))
+
+    def _read_range(self, path: str, offset: int, length: int) -> bytes:
+        """Extension point: at most *length* bytes from *offset* (the default slices :meth:`_read_from`; a
+        tree that keeps a file on disk reads only the range, so a peek never loads the file whole)."""
+        return self._read_from(path, offset)[0][:length]
 
     def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
         """Extension point with a default that reads the whole file (override to skip the head)."""

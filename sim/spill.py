@@ -180,6 +180,12 @@ class SpillTree(MemoryTree):
             return _pread(fd, size, 0)
         return self._load(path) if path in self._cold else super()._read(path)
 
+    def _read_range(self, path: str, offset: int, length: int) -> bytes:
+        if path in self._tails:  # a long tail file (a history that grows with the square of a run): the range
+            fd, size = self._tails[path]
+            return _pread(fd, min(length, size - offset), offset) if offset < size else b""
+        return super()._read_range(path, offset, length)
+
     def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
         if path in self._tails:
             fd, size = self._tails[path]

@@ -78,3 +78,29 @@ def test_spilled_and_tail_bodies_leave_memory() -> None:
     assert tree.read_text("s/0.md") == "page 0 " * 20 and tree.read_bytes("log") == b"line X"
     assert tree.total_bytes() == sum(len(f"page {i} " * 20) for i in range(50)) + 6
     tree.close()
+
+
+def test_a_peek_at_a_tail_file_reads_only_its_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peek reads the bytes it returns, not the rest of the file: a long run's summary peeks at the
+    headers of a history file that grows with the square of the run (2 GB at 1,000,000 steps), and a
+    peek that read to the end loaded it whole (issue 42)."""
+    import os
+
+    import sim.spill as spill
+
+    tree = SpillTree(tail=lambda p: p == "log")
+    body = bytes(range(256)) * 4096  # 1 MiB
+    tree.write_bytes("log", body)
+    asked: list[int] = []
+    real = os.pread
+
+    def pread(fd: int, n: int, offset: int) -> bytes:
+        asked.append(n)
+        return real(fd, n, offset)
+
+    monkeypatch.setattr(spill.os, "pread", pread)
+
+    assert tree.peek("log", 1000, 64) == body[1000:1064]
+    assert tree.peek("log", len(body) - 10, 64) == body[-10:]
+    assert tree.peek("log", len(body) + 5, 64) == b""
+    assert max(asked) <= 64
