@@ -63,16 +63,20 @@ def run_conversation_cli(
     file = str(Path(path).resolve())
     run_meta = run_settings(budgets, roles)
     instances = None
-    if budgets is None:
-        from sim.conversations.windows import fit_file
+    if budgets is None:  # one read validates the file, notes its errata and measures its instances
+        from sim.conversations.run import count_instances
+        from sim.conversations.windows import fit
 
-        fitted = fit_file(kind, file)
-        budgets, instances = list(fitted.windows), fitted.instances
+        lengths: list[int] = []
+        instances = count_instances(kind, file, progress=progress, errata=errata, lengths=lengths)
+        fitted = fit(lengths)
+        budgets = list(fitted.windows)
         run_meta.update(windows=",".join(str(w) for w in budgets), windows_rule=fitted.describe())
         print(fitted.describe(), flush=True)
     rows = run_conversations(specs, budgets, kind, file, workers=workers, executor=executor,
                              scheduler=scheduler, progress=progress, provider=provider, costs=costs,
-                             errata=errata, roles=roles, instances=instances)  # fmt: skip
+                             errata=errata if instances is None else None, roles=roles,
+                             instances=instances)  # fmt: skip
     from sim.provenance import collect
 
     run_config = {**(settings or {}), **run_meta, "budgets": budgets}

@@ -262,19 +262,29 @@ def instance_at(kind: str, path: str, index: int) -> Instance:
 
 
 def count_instances(
-    kind: str, path: str, *, progress: bool = False, errata: list[dict[str, str]] | None = None
+    kind: str,
+    path: str,
+    *,
+    progress: bool = False,
+    errata: list[dict[str, str]] | None = None,
+    lengths: list[int] | None = None,
 ) -> int:
     """Read (and so validate) every instance once; how many there are. A bad instance raises the
     loader's :class:`~sim.errors.UsageError` before any unit runs. With *progress* (and a terminal) a
     status line counts the instances read (a 1.5 GB file takes a while). The evidence ids a loader
     dropped as errata (:attr:`Instance.dropped`) are appended to *errata* and named in one
-    ``memsim: warning:`` line on stderr."""
+    ``memsim: warning:`` line on stderr. Each instance's length (:func:`sim.conversations.windows.
+    instance_tokens`) is appended to *lengths* when given, so fitting windows needs no second read."""
     import sys
 
     found: list[dict[str, str]] = []
 
     def note(inst: Instance) -> None:
         found.extend({"instance": inst.instance_id, "question": q, "evidence": e} for q, e in inst.dropped)
+        if lengths is not None:
+            from sim.conversations.windows import instance_tokens
+
+            lengths.append(instance_tokens(inst))
 
     n = 0
     if not (progress and sys.stderr.isatty()):
