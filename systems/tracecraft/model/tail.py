@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from systems.tracecraft.model.retention import Body, DroppedBytes, held, join
+from systems.tracecraft.model.retention import Body, DroppedBytes, HeadlessBody, held, join
 
 
 def tail_lines(body: bytes, n: int) -> list[bytes]:
@@ -28,6 +28,9 @@ def tail_lines_of_parts(chunks: Sequence[Body], n: int, *, window: int = 16_384)
     reaches past the tail a :class:`~systems.tracecraft.model.retention.HeadlessBody` holds; when the
     lines are not all in it, :class:`~systems.tracecraft.model.retention.DroppedBytes` is raised.
     """
+    fast = _last_lines_lf(chunks, n)
+    if fast is not None:
+        return fast
     total = sum(len(c) for c in chunks)
     window = max(1, window)
     readable = held(chunks)  # < total only with a headless body: then every window stays within it
@@ -67,3 +70,45 @@ def tail_lines_of_parts(chunks: Sequence[Body], n: int, *, window: int = 16_384)
         if readable < total:
             window = min(window, readable)
     return join(chunks).splitlines()[-n:]
+
+
+def _last_lines_lf(chunks: Sequence[Body], n: int) -> list[bytes] | None:
+    """The last *n* lines found by searching ``\n`` backwards chunk by chunk, each line sliced out once, or
+    None where :func:`tail_lines_of_parts`' windows must decide (``n <= 0``, fewer than *n* breaks, a
+    ``\r`` in one of the lines, or a headless body's dropped head reached).
+
+    The *n*-th ``\n`` before the body's end (a final ``\n`` starts no line) ends a line whatever precedes
+    it (a lone ``\n`` or the end of ``\r\n``), so when no ``\r`` follows it the *n* lines after it,
+    split on ``\n``, are ``splitlines()[-n:]``.
+    """
+    if n <= 0:
+        return None
+    lines: list[bytes] = []  # newest first
+    partial: list[bytes] = []  # pieces of a line that spans chunks, newest first
+    last = True
+    for c in reversed(chunks):
+        data: bytes = c.tail if type(c) is HeadlessBody else c  # type: ignore[union-attr,assignment]
+        pos = len(data)
+        if last and pos:
+            last = False
+            if data[-1] == 10:  # b"\n": the final break starts no line
+                pos -= 1
+        while True:
+            i = data.rfind(b"\n", 0, pos)
+            if i < 0:
+                break
+            line = data[i + 1 : pos]
+            if partial:
+                line = b"".join([line, *reversed(partial)])
+                partial = []
+            if b"\r" in line:
+                return None
+            lines.append(line)
+            if len(lines) == n:
+                lines.reverse()
+                return lines
+            pos = i
+        partial.append(data[:pos])
+        if len(data) < len(c):  # a headless body: the bytes before its tail are not held
+            return None
+    return None
