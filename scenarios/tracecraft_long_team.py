@@ -1,5 +1,4 @@
-"""A team working through the bucket for a long time: mail, shared values with history, mirrored transcripts
-(Tracecraft).
+"""A long team run through the bucket: mail, shared values with history, mirrored transcripts (Tracecraft).
 
 Covers: RT-RTE-mail-exchange, MEM-OBJ-message-content, MEM-OBJ-inbox-cursor, MEM-OBJ-memory-live,
 MEM-OBJ-memory-history, RT-RTE-session-mirror, MEM-OBJ-session-parts, MEM-OBJ-session-meta,
