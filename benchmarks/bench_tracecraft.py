@@ -11,7 +11,9 @@ the same run:
 2. **Adapter floor** (``tc.adapter.floor``): a bench cell of the Tracecraft adapter (per step a mirror
    flush, memory sets, inbox --new, 20 memory gets, show --tail, a compact every 50: some 30 store round
    trips with their JSON bodies) against recording the same requests alone (the cost every design pays:
-   each part counted once). Goal: within 40x of the floor.
+   each part counted once). Goal: within 40x of the floor. Both are CPU seconds of one process, the
+   cell without the other rows' counting and timing wrappers (issue 42: in wall seconds on a loaded
+   machine the short floor swung from 1/47 to 1/71 between two runs of the same code).
 3. **Memory reads** (``tc.adapter.reads``): the share of a bench cell spent inside its 20 ``memory get``
    per step (issue 17 measured 28.7%). Goal: <= 15%. ``tc.adapter.decode``: the same cell against the
    bucket as it was (every body decoded again, ``json.dumps(indent=2)``, the pure-Python encoder);
@@ -19,7 +21,10 @@ the same run:
 4. **JSON bytes** (``tc.bytes``): JSON bodies PUT with upstream's indent-2 encoding against the compact
    bodies the model wrote before (issue 16 item 2: about 19% more on its workload; meta's nested parts
    log makes it more here); a fidelity figure, not a speed. Goal: >= 1.1x.
-5. **Upstream's benchmarks**: ``messaging_bench`` (whole-second keys deliver 32/960, append keys 960/960)
+5. **A long team** (``tc.rss.long_team``): peak RSS of ``memsim run tracecraft_long_team --param
+   steps=100000`` with its trace streamed to a file (``--quick``: 10,000), and its CPU time an operation.
+   Goal: < 500 MB. (A million operations: run the scenario's docstring command under ``/usr/bin/time``.)
+6. **Upstream's benchmarks**: ``messaging_bench`` (whole-second keys deliver 32/960, append keys 960/960)
    and ``contention_bench`` (one winner per trial on S3; on HF every claimant wins, and the
    ``hf-verify-claim`` fix restores one winner).
 """
@@ -131,6 +136,17 @@ if mode == "floor":  # the same requests recorded alone (token counts cached, as
         sim.request("tracecraft", r.route, list(r.parts), estimate=r.estimate)
     out["floor"] = clock() - t0
 print(json.dumps(out))
+"""
+
+LONG_TEAM = """
+import json, sys, tempfile, time
+from pathlib import Path
+from sim import scenario as sc
+steps = int(sys.argv[1])
+with tempfile.TemporaryDirectory() as tmp:
+    t0 = time.process_time()
+    lines = sc.execute("tracecraft_long_team", params={"steps": steps}, trace_path=Path(tmp) / "run.db")
+    print(json.dumps({"cpu": time.process_time() - t0, "summary": lines[-1].split("] ")[0] + "]"}))
 """
 
 UPSTREAM = """
@@ -273,6 +289,13 @@ def main() -> None:
             f"most winners in a trial: {most}", unit="of trials",
         ))  # fmt: skip
 
+    long_steps = 10_000 if args.quick else 100_000
+    rss = fresh(LONG_TEAM, str(long_steps), timeout=7200)
+    goals.append(Goal.of(
+        "tc.rss.long_team", f"memsim run tracecraft_long_team, {long_steps:,} operations, trace streamed: "
+        "peak RSS", rss["_rss_mb"], "< 500 MB",
+        f"{rss['cpu'] / long_steps * 1e3:.3f} ms of CPU an operation; {rss['summary']}", unit="MB",
+    ))  # fmt: skip
     report("Tracecraft", goals, args.json)
 
 
