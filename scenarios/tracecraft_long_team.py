@@ -25,6 +25,10 @@ clients' printed output is dropped after each operation. So a million operations
 
     memsim run tracecraft_long_team --param steps=1000000 --out DIR
 
+(issue 42, on a loaded 2-core machine: 184 MB peak RSS at 1,000,000 operations, 169 MB at 250,000, so 0.02
+KB an operation between them, the rest being byte-bounded caches filling; 0.15 ms of CPU an operation at
+10,000, 40,000 and 160,000 alike).
+
 Not modeled: clock skew (``tracecraft_skewed_team`` covers it): here every clock agrees, so ``--new``
 shows every message once.
 """
