@@ -64,7 +64,7 @@ own, kids = (u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.
                                                                         resource.RUSAGE_CHILDREN)))
 for r in rows:
     r.pop("seconds")
-digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
+digest = hashlib.sha256(json.dumps(rows, sort_keys=True, default=list).encode()).hexdigest()[:16]
 print(json.dumps({"seconds": seconds, "cpu": own + kids, "own": own, "kids": kids, "before": before,
                   "rows": digest, "cells": len(rows)}))
 """

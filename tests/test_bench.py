@@ -361,7 +361,10 @@ def test_run_all_assembles_a_page_from_scripts_run_separately(tmp_path) -> None:
     doc = tmp_path / "toy.json"
     command = f"benchmarks/bench_memory.py --designs toy --json {doc}"
     machine = {"processor": "TestCPU", "cpus": 2}
-    doc.write_text(json.dumps({"title": "t", "command": command, "machine": machine, "goals": [goal]}))
+    failed = {"key": "run.toy", "goal": "toy run", "value": float("nan"), "target": "< 500 MB", "ok": False,
+              "detail": "failed: exited 2", "unit": "MB"}  # fmt: skip
+    goals = [goal, failed]  # a measurement that failed has no figure (NaN)
+    doc.write_text(json.dumps({"title": "t", "command": command, "machine": machine, "goals": goals}))
     out = tmp_path / "page.md"
     root = Path(__file__).resolve().parent.parent
     run_all = [sys.executable, str(root / "benchmarks" / "run_all.py")]
@@ -373,7 +376,8 @@ def test_run_all_assembles_a_page_from_scripts_run_separately(tmp_path) -> None:
     assert "| toy cell (`memory.toy`) | 120.0 MB | < 500 MB | yes | 8k: 100 MB at 25,000 |" in page
     assert "`python benchmarks/bench_memory.py --designs toy --json FILE`" in page
     assert "Assembled from the goals documents" in page and "Machine: TestCPU, 2 CPUs" in page
-    assert "1 of 1 goals met." in page
+    assert "| toy run (`run.toy`) | - | < 500 MB | **no** | failed: exited 2 |" in page
+    assert "1 of 2 goals met." in page
 
     (tmp_path / "bad.json").write_text("[1]")
     other = tmp_path / "other.md"
