@@ -12,7 +12,7 @@ ties by position) are identical. bm25s is not a memsim dependency: install it to
 script reports no goal and says so). Goal rows (``benchmarks/harness.py``), all reported, none a target:
 
 * ``bm25.bm25s_speed``: rank-bm25's query time over bm25s' (``robertson``), the peer;
-* ``bm25.bm25s_agree``: the share of full rankings bm25s' best method gives identically to BM25Okapi.
+* ``bm25.bm25s_agree``: the percentage of full rankings bm25s' best method gives identically to BM25Okapi.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def main() -> None:
                 1 / speed["robertson"], "(reported)",
                 f"{args.queries} queries, {args.docs} documents; bm25s is {speed['robertson']:.1f}x faster"),
         Goal.of("bm25.bm25s_agree", "full rankings bm25s gives as BM25Okapi does (its best method)",
-                agree[best] / len(queries), "(reported)",
-                f"{agree[best]}/{len(queries)} with {best}; why memsim scores with BM25Okapi", unit=""),
+                100 * agree[best] / len(queries), "(reported)",
+                f"{agree[best]}/{len(queries)} with {best}; why memsim scores with BM25Okapi", unit="%"),
     ]  # fmt: skip
     report("rank-bm25 vs bm25s", goals, args.json, command="python benchmarks/bench_bm25_libs.py")
 

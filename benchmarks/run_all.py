@@ -166,7 +166,7 @@ def _shown(path: Path) -> str:
 
 def _value(g: dict[str, Any]) -> str:
     v = g.get("value")
-    if v is None:
+    if v is None or v != v:  # no figure (None), or a failed measurement's NaN
         return "-"
     return shown(v, g.get("unit", "x"), g.get("target", "(reported)"))
 

@@ -1,7 +1,6 @@
 """The context-budget benchmark harness: metrics, the oracle bound, outputs, determinism, Dask."""
 
 import csv
-import dataclasses
 import json
 
 import pytest
@@ -184,10 +183,9 @@ def test_queue_learns_each_designs_cost_and_puts_the_costly_groups_first() -> No
     assert left[0][0] == "dear" and left[-1][0] == "cheap"
 
 
-def test_cells_of_a_design_on_one_seed_stay_in_one_group() -> None:
-    """With too few seeds for the workers, the smallest seed splits by design, never by window: a design's
-    cells at every window of a seed share one process (and its token caches); the other seeds stay whole
-    (their workloads made once); every cell runs exactly once."""
+def test_a_group_is_one_designs_cells_on_one_seed() -> None:
+    """With workers, a group is one design's cells at every window of one seed (never split by window: they
+    share their texts), the costliest estimated seed first; every cell runs exactly once."""
     from sim.bench.executors import group_tasks, work_estimate
 
     tasks = bench.tasks_for(["oracle"], [3000, 9000, 27000], 3, None)
@@ -196,35 +194,45 @@ def test_cells_of_a_design_on_one_seed_stay_in_one_group() -> None:
     groups = group_tasks(tasks, workers=2)
 
     assert sorted(i for g in groups for i in g) == list(range(len(tasks)))
-    seed_size = {s: sum(work_estimate(t) for t in tasks if t.seed == s) for s in range(3)}
-    smallest = min(seed_size, key=seed_size.__getitem__)
-    split = [g for g in groups if len({tasks[i].seed for i in g}) == 1 and len(g) == 3]
-    assert len(groups) == 4 and len(split) == 2
-    for g in split:
-        assert len({(tasks[i].seed, tasks[i].design) for i in g}) == 1
-        assert {tasks[i].seed for i in g} == {smallest}
-        assert {tasks[i].budget for i in g} == {3000, 9000, 27000}
+    assert len(groups) == 6
     for g in groups:
-        if g not in split:
-            assert len(g) == 6 and len({tasks[i].seed for i in g}) == 1
+        assert len({(tasks[i].seed, tasks[i].design) for i in g}) == 1
+        assert sorted(tasks[i].budget for i in g) == [3000, 9000, 27000]
+    seed_size = {s: sum(work_estimate(t) for t in tasks if t.seed == s) for s in range(3)}
+    order = list(dict.fromkeys(tasks[g[0]].seed for g in groups))
+    assert order == sorted(seed_size, key=lambda s: -seed_size[s])
 
 
-def test_a_seed_over_one_workers_share_is_split_and_enough_seeds_stay_whole() -> None:
-    """A seed with more than 1/workers of the estimated work is split by design (one process could not
-    finish it in time); with at least two seeds per worker none is split."""
-    from sim.bench.executors import group_tasks
+def test_a_worker_keeps_to_its_seed_then_starts_a_free_one_then_shares_the_last() -> None:
+    """The queue hands a worker the groups of the seed it holds; a worker whose seed has none left starts
+    the costliest seed no other worker holds, and only when every seed left is held does it take from
+    another worker's seed (the end of the sweep). A costly design learned on one seed goes first on the
+    others."""
+    from sim.bench.executors import _Queue, group_tasks
 
-    long = bench.tasks_for(["oracle", "nemsy"], [3000, 9000], 1, 400)
-    tasks = long + [dataclasses.replace(t, seed=s, steps=12) for s in (1, 2, 3) for t in long]
-    groups = group_tasks(tasks, workers=2)
-    assert [len(g) for g in groups] == [2, 2, 4, 4, 4]
-    assert [{tasks[i].seed for i in g} for g in groups[:2]] == [{0}, {0}]
-    assert sorted(tasks[g[0]].seed for g in groups[2:]) == [1, 2, 3]
-    assert all(len({tasks[i].seed for i in g}) == 1 for g in groups[2:])
-    assert {tasks[i].design for i in groups[0]} != {tasks[i].design for i in groups[1]}
+    tasks = bench.tasks_for(["oracle", bench.DesignSpec("oracle2", "oracle")], [3000, 9000], 3, 12)
+    groups = [[(i, tasks[i]) for i in g] for g in group_tasks(tasks, workers=2)]
+    q = _Queue(groups)
 
-    many = bench.tasks_for(["oracle", "nemsy"], [3000], 4, 12)
-    assert sorted(map(sorted, group_tasks(many, workers=2))) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    def seed(g: list) -> int:
+        return int(g[0][1].seed)
+
+    a, b = q.take(1), q.take(0)
+    assert a is not None and b is not None and seed(a) != seed(b)
+    for i, _t in a:
+        q.learn(i, {"seconds": 1.0})
+    a2 = q.take(1)
+    assert a2 is not None and seed(a2) == seed(a)
+    for i, t in a2:  # one design turns out 10 times dearer per volume than the other
+        q.learn(i, {"seconds": 10.0 if t.design == a2[0][1].design else 1.0})
+    dear = a2[0][1].design
+    a3 = q.take(1)  # a's seed is done and b holds its own: a starts the third seed, its dear design first
+    assert a3 is not None and seed(a3) not in (seed(a), seed(b)) and a3[0][1].design == dear
+    a4 = q.take(1)
+    assert a4 is not None and seed(a4) == seed(a3)
+    last = q.take(1)  # every seed left is b's: a shares it
+    assert last is not None and seed(last) == seed(b)
+    assert q.take(0) is None and q.take(1) is None
 
 
 def test_groups_are_ordered_largest_first() -> None:
@@ -353,7 +361,10 @@ def test_run_all_assembles_a_page_from_scripts_run_separately(tmp_path) -> None:
     doc = tmp_path / "toy.json"
     command = f"benchmarks/bench_memory.py --designs toy --json {doc}"
     machine = {"processor": "TestCPU", "cpus": 2}
-    doc.write_text(json.dumps({"title": "t", "command": command, "machine": machine, "goals": [goal]}))
+    failed = {"key": "run.toy", "goal": "toy run", "value": float("nan"), "target": "< 500 MB", "ok": False,
+              "detail": "failed: exited 2", "unit": "MB"}  # fmt: skip
+    goals = [goal, failed]  # a measurement that failed has no figure (NaN)
+    doc.write_text(json.dumps({"title": "t", "command": command, "machine": machine, "goals": goals}))
     out = tmp_path / "page.md"
     root = Path(__file__).resolve().parent.parent
     run_all = [sys.executable, str(root / "benchmarks" / "run_all.py")]
@@ -365,7 +376,8 @@ def test_run_all_assembles_a_page_from_scripts_run_separately(tmp_path) -> None:
     assert "| toy cell (`memory.toy`) | 120.0 MB | < 500 MB | yes | 8k: 100 MB at 25,000 |" in page
     assert "`python benchmarks/bench_memory.py --designs toy --json FILE`" in page
     assert "Assembled from the goals documents" in page and "Machine: TestCPU, 2 CPUs" in page
-    assert "1 of 1 goals met." in page
+    assert "| toy run (`run.toy`) | - | < 500 MB | **no** | failed: exited 2 |" in page
+    assert "1 of 2 goals met." in page
 
     (tmp_path / "bad.json").write_text("[1]")
     other = tmp_path / "other.md"

@@ -1,13 +1,13 @@
 """Where a sweep's cells run: in this process, in local worker processes, or on a Dask cluster.
 
-Cells are grouped by seed, and a seed is split by (seed, design) only when the workers would otherwise have
-too few groups or one too big (:func:`group_tasks`); each group runs in one process, largest first.
-``--workers N`` is this process plus N - 1 fresh worker processes (:func:`run_shared`; on Linux, forks of
-this one made before any cell runs), each taking the next group when it is free. A seed's cells share its
-workload, which a process generates once per seed (:func:`sim.workload.shared_workload`), and a design's
-cells at the windows of one seed share most of their texts (the same messages, pages and logs), so they stay
-together and a process counts each text once. Splitting by window instead cost 65% more CPU on the default
-sweep (each worker re-counted the same design's texts); splitting every seed by design, 8%.
+Cells are grouped by (seed, design) (:func:`group_tasks`): a design's cells at the windows of one seed
+share most of their texts (the same messages, pages and logs), so they stay together and a process counts
+each text once (splitting by window instead cost 65% more CPU on the default sweep). ``--workers N`` is
+this process plus N - 1 fresh worker processes (:func:`run_shared`; on Linux, forks of this one made before
+any cell runs), each taking its next group from a shared queue when it is free (:class:`_Queue`): the
+groups of the seed it holds while there are any (a seed's workload is generated once per process,
+:func:`sim.workload.shared_workload`), then a seed no other worker holds, the costliest first, and at the
+end a share of the last seeds, so the workers finish together.
 Workers hold only what their own cells put in their caches (:mod:`sim.pool`), and Ctrl-C cancels what is
 pending and stops the workers at once; a local Dask cluster's workers are killed rather than closed
 gracefully, start with their stderr on ``/dev/null`` (:func:`sim.pool.quiet_children`) and keep their scratch
@@ -33,39 +33,32 @@ from sim.errors import UsageError
 
 
 def group_tasks(tasks: list[Task], workers: int) -> list[list[int]]:
-    """Task indices grouped by seed, largest estimated work first (:func:`work_estimate`).
+    """Task indices in groups of one design's cells on one workload (every window of a seed), the
+    costliest estimated seed first and in each seed its costliest groups first (:func:`work_estimate`;
+    ties keep task order). With one worker, whole seeds.
 
-    A seed's cells share its workload and many of its texts, so a whole seed is the cheapest group. With
-    too few groups for the workers (fewer than two each) or a seed too big for one worker's share, seeds
-    are split by (seed, design), never by window, one at a time: the largest while one is over a
-    worker's share, else the smallest. The whole seeds keep the workers busy and the small pieces of the
-    split ones balance the end, while only the split seeds' workloads and shared texts are made in more
-    than one process (on the default sweep, 3 seeds on 2 workers: the smallest seed is split, and the
-    CPU the grouping costs, ``sweep.split_cost``, fell from 8% to 2-4%)."""
+    A design's cells at the windows of one seed share most of their texts, so they never split. Whole
+    seeds as groups (issue 30) could not be balanced: a seed's cost depends on its designs in ways its
+    workload's volume does not show (the bm25 reference design's cells cost 10 to 20 times another
+    design's, twice as much on seed 1 as on seed 0), and the worker given the dearest seed ran alone at
+    the end (the default sweep's seed 1 was 55% of its CPU: 2 workers 1.64x). :class:`_Queue` keeps a
+    worker on the seed it started (its workload and texts are made once per process) and moves it to
+    another seed only when its own has no group left."""
     cost = {i: work_estimate(t) for i, t in enumerate(tasks)}
-    whole: dict[int, list[int]] = {}
+    seeds: dict[Any, dict[str, list[int]]] = {}
     for i, t in enumerate(tasks):
-        whole.setdefault(t.seed, []).append(i)
-    pieces: list[list[int]] = []
-    total = sum(cost.values())
+        seeds.setdefault(_affinity(t), {}).setdefault(t.design if workers > 1 else "", []).append(i)
 
     def size(g: list[int]) -> float:
         return sum(cost[i] for i in g)
 
-    while whole and workers > 1:
-        biggest = max(whole, key=lambda s: (size(whole[s]), -s))
-        if size(whole[biggest]) > total / workers:
-            seed = biggest
-        elif len(whole) + len(pieces) < 2 * workers:
-            seed = min(whole, key=lambda s: (size(whole[s]), -s))
-        else:
-            break
-        finer: dict[str, list[int]] = {}
-        for i in whole.pop(seed):
-            finer.setdefault(tasks[i].design, []).append(i)
-        pieces += finer.values()
-    groups = sorted(whole.values(), key=min) + pieces
-    return sorted(groups, key=lambda g: -size(g))  # stable: ties keep task order
+    order = sorted(seeds.values(), key=lambda d: -sum(size(g) for g in d.values()))  # stable
+    return [g for d in order for g in sorted(d.values(), key=lambda g: -size(g))]
+
+
+def _affinity(task: Task) -> Any:
+    """What a task's cells share within a process: its seed's workload (or the user's workload file)."""
+    return task.workload_file if task.workload_file is not None else task.seed
 
 
 def work_estimate(task: Task) -> float:
@@ -87,13 +80,18 @@ def _run_group(group: Group) -> list[tuple[int, dict[str, Any]]]:
 
 
 class _Queue:
-    """The groups still to run, most estimated work first, shared by this process and the feeder thread.
+    """The groups still to run, shared by this process and the feeder thread; each worker takes its next
+    one with :meth:`take`.
 
-    The first order is by workload volume (:func:`work_estimate`), which knows nothing of how much a
-    design costs per token. Every finished cell reports its seconds (:meth:`learn`), so the queue learns
-    each design's seconds per unit of volume and re-orders what is left: the last groups to run are then
-    really the small ones, and the processes finish together (on the default sweep the last process
-    waited about 0.3 s for the other, one design's group, before)."""
+    A worker keeps to the seed (workload) of its last group while that seed has groups left, so a seed's
+    workload and shared texts are made in one process; a worker whose seed is done starts the costliest
+    seed no other worker is on, and when every seed left is another worker's, it takes the costliest group
+    left (the end of the sweep: the workers share the last seeds and finish together). The first
+    estimate of a group is its workload's volume (:func:`work_estimate`), which knows nothing of how much
+    a design costs per token. Every finished cell reports its seconds (:meth:`learn`), so the queue learns
+    each design's seconds per unit of volume and estimates what is left with it (a design not seen yet
+    costs the mean rate of those seen): the costly groups of a seed go first and the last to run are
+    really the small ones."""
 
     def __init__(self, groups: list[Group]) -> None:
         import threading
@@ -101,33 +99,53 @@ class _Queue:
         self._groups = list(groups)
         self._volume = {i: work_estimate(t) for g in groups for i, t in g}
         self._design = {i: t.design for g in groups for i, t in g}
+        self._rates: dict[str, float] = {}
         self._spent: dict[str, float] = {}
         self._seen: dict[str, float] = {}
+        self._held: dict[int, Any] = {}
         self._lock = threading.Lock()
 
-    def take(self) -> Group | None:
-        """The next group, or None when none is left."""
+    def _cost(self, g: Group) -> float:
+        rates = self._rates
+        if not rates:
+            return sum(self._volume[i] for i, _t in g)
+        default = sum(rates.values()) / len(rates)
+        return sum(rates.get(self._design[i], default) * self._volume[i] for i, _t in g)
+
+    def take(self, worker: int = 0) -> Group | None:
+        """The next group for *worker* (0 is this process; each worker process its own number), or None
+        when none is left."""
         with self._lock:
-            return self._groups.pop(0) if self._groups else None
+            if not self._groups:
+                return None
+            costs = [self._cost(g) for g in self._groups]
+            keys = [_affinity(g[0][1]) for g in self._groups]
+            mine = self._held.get(worker)
+            pick = [j for j, k in enumerate(keys) if k == mine and mine is not None]
+            if not pick:
+                others = {k for w, k in self._held.items() if w != worker}
+                free = [j for j, k in enumerate(keys) if k not in others]
+                if free:
+                    seed_cost: dict[Any, float] = {}
+                    for j in free:
+                        seed_cost[keys[j]] = seed_cost.get(keys[j], 0.0) + costs[j]
+                    start = max(seed_cost, key=lambda k: seed_cost[k])  # ties: the first seen
+                    pick = [j for j in free if keys[j] == start]
+                else:
+                    pick = list(range(len(self._groups)))
+            j = max(pick, key=lambda j: (costs[j], -j))  # ties keep their order
+            self._held[worker] = keys[j]
+            return self._groups.pop(j)
 
     def learn(self, index: int, row: dict[str, Any]) -> None:
-        """Task *index* took ``row["seconds"]``: re-estimate the groups left (a design not seen yet costs
-        the mean rate of those seen)."""
+        """Task *index* took ``row["seconds"]``: re-estimate the groups left."""
         design = self._design.get(index)
         if design is None:
             return
         with self._lock:
             self._spent[design] = self._spent.get(design, 0.0) + float(row.get("seconds") or 0.0)
             self._seen[design] = self._seen.get(design, 0.0) + self._volume[index]
-            rates = {d: self._spent[d] / v for d, v in self._seen.items() if v > 0}
-            if not rates or len(self._groups) < 2:
-                return
-            default = sum(rates.values()) / len(rates)
-
-            def cost(g: Group) -> float:
-                return sum(rates.get(self._design[i], default) * self._volume[i] for i, _t in g)
-
-            self._groups.sort(key=cost, reverse=True)  # stable: ties keep their order
+            self._rates = {d: self._spent[d] / v for d, v in self._seen.items() if v > 0}
 
 
 def run_shared(groups: list[Group], workers: int, aside: Callable[[], None] | None = None) -> _Shared:
@@ -150,12 +168,14 @@ def run_shared(groups: list[Group], workers: int, aside: Callable[[], None] | No
     todo = _Queue(groups)
     encoding()  # loaded once, here: forked workers inherit it
     ex = procs.executor(workers - 1, fork=True)
-    running: set[Future[list[tuple[int, dict[str, Any]]]]] = set()
+    running: dict[Future[list[tuple[int, dict[str, Any]]]], int] = {}  # each running group's worker
     try:
         # With fork, every worker starts at the first submit, from this thread, signals held meanwhile.
         with procs.forking(ex), procs.quiet_children():
-            while len(running) < workers - 1 and (g := todo.take()) is not None:
-                running.add(ex.submit(_run_group, g))
+            for w in range(1, workers):
+                if (g := todo.take(w)) is None:
+                    break
+                running[ex.submit(_run_group, g)] = w
     except BaseException:
         procs.terminate(ex)
         raise
@@ -187,7 +207,7 @@ class _Shared:
 def _drive(
     ex: Any,
     todo: _Queue,
-    running: set[Future[list[tuple[int, dict[str, Any]]]]],
+    running: dict[Future[list[tuple[int, dict[str, Any]]]], int],
     workers: int,
     aside: Callable[[], None] | None,
 ) -> Generator[tuple[int, dict[str, Any]], None, None]:
@@ -204,15 +224,22 @@ def _drive(
     take = todo.take
 
     def feed() -> None:
-        nonlocal running
+        # A pool process runs one group at a time, so the worker number of a finished group is the idle
+        # process's: its next group keeps to the seed it holds (:meth:`_Queue.take`). The finished
+        # group's seconds are learned here, before the next take, not when this process next looks.
+        free = sorted(set(range(1, workers)) - set(running.values()), reverse=True)
         try:
             while not stop.is_set():
-                while len(running) < workers - 1 and (g := take()) is not None:
-                    running.add(ex.submit(_run_group, g))
+                while free and (g := take(free[-1])) is not None:
+                    running[ex.submit(_run_group, g)] = free.pop()
                 if not running:
                     break
-                done, running = wait(running, return_when=FIRST_COMPLETED)
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in done:
+                    free.append(running.pop(fut))
+                    if not fut.cancelled() and fut.exception() is None:
+                        for i, row in fut.result():
+                            todo.learn(i, row)
                     finished.put(fut)
         except BaseException as exc:  # a broken or stopped pool: the consumer re-raises it
             finished.put(exc)
@@ -234,9 +261,7 @@ def _drive(
             elif isinstance(item, BaseException):
                 raise item
             else:
-                for i, row in item.result():
-                    todo.learn(i, row)
-                    yield i, row
+                yield from item.result()
 
     feeder = threading.Thread(target=feed, name="bench-feeder", daemon=True)
     try:
