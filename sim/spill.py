@@ -25,10 +25,11 @@ import os
 import struct
 import tempfile
 import weakref
+from array import array
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from sim.files import MemoryTree, MtimeSource, PathConflict
+from sim.files import MemoryTree, MtimeSource, PathConflict, normalize
 
 #: Above any file's length (1 TiB): a spilled file's offset and length packed in one int.
 _SPAN = 1 << 40
@@ -76,6 +77,154 @@ def _pwrite(fd: int, data: bytes, offset: int) -> None:
         view = view[n:]
 
 
+class PathTable:
+    """Paths interned as ids 0, 1, 2... in the order they were first added, held compactly (issue 42): each
+    path's directory once in a small table, its basename's UTF-8 bytes in one shared buffer, and per path
+    only machine integers (where its basename ends, its directory, its hash and an open-addressing slot):
+    about 30 bytes plus the basename, against a ``str`` key of a dict (about 130 bytes plus the path).
+    An id is never reused or removed: its owner keeps whether the path is live. Lookups hash the ``str``
+    (as a dict does); no order depends on the hash."""
+
+    def __init__(self) -> None:
+        self._dir_ids: dict[str, int] = {}
+        self._dirs: list[str] = []
+        self._blob = bytearray()
+        self._ends = array("q")  # where each path's basename ends in the buffer
+        self._dir = array("i")  # each path's directory id
+        self._hash = array("q")  # each path's hash (a slot table grows without hashing a str again)
+        self._slots = array("i", [-1]) * 8  # open addressing, linear probing: a path id or -1
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def find(self, path: str) -> int:
+        """The id of *path*, or -1 when it was never added."""
+        d, _, base = path.rpartition("/")
+        dir_id = self._dir_ids.get(d)
+        if dir_id is None:
+            return -1
+        h = hash(path)
+        slots, mask = self._slots, len(self._slots) - 1
+        i = h & mask
+        encoded = None
+        while True:
+            j = slots[i]
+            if j < 0:
+                return -1
+            if self._hash[j] == h and self._dir[j] == dir_id:
+                encoded = encoded if encoded is not None else base.encode("utf-8", "surrogatepass")
+                if self._blob[self._ends[j - 1] if j else 0 : self._ends[j]] == encoded:
+                    return j
+            i = (i + 1) & mask
+
+    def add(self, path: str) -> int:
+        """The id of *path*, added when new."""
+        j = self.find(path)
+        if j >= 0:
+            return j
+        d, _, base = path.rpartition("/")
+        dir_id = self._dir_ids.setdefault(d, len(self._dirs))
+        if dir_id == len(self._dirs):
+            self._dirs.append(d)
+        j = len(self._ends)
+        self._blob += base.encode("utf-8", "surrogatepass")
+        self._ends.append(len(self._blob))
+        self._dir.append(dir_id)
+        self._hash.append(hash(path))
+        if 2 * (j + 1) > len(self._slots):
+            self._slots = array("i", [-1]) * (2 * len(self._slots))
+            for k in range(j):
+                self._place(k)
+        self._place(j)
+        return j
+
+    def _place(self, j: int) -> None:
+        slots, mask = self._slots, len(self._slots) - 1
+        i = self._hash[j] & mask
+        while slots[i] >= 0:
+            i = (i + 1) & mask
+        slots[i] = j
+
+    def under(self, prefix: str) -> list[bool]:
+        """For each directory id, whether its paths start with *prefix* (a directory and ``/``, or "")."""
+        return [not prefix or f"{d}/".startswith(prefix) for d in self._dirs]
+
+    def dir_of(self, j: int) -> int:
+        return self._dir[j]
+
+    def path(self, j: int) -> str:
+        """The path of id *j*."""
+        base = self._blob[self._ends[j - 1] if j else 0 : self._ends[j]].decode("utf-8", "surrogatepass")
+        d = self._dirs[self._dir[j]]
+        return f"{d}/{base}" if d else base
+
+
+class _ColdFiles:
+    """The spilled files' table of :class:`SpillTree`: path -> the int packing its offset in the shared
+    file, its length and its mtime, as a dict would map them, on a :class:`PathTable` and three machine
+    integer columns (issue 42: a dict of ``str`` keys held about 190 bytes a spilled file)."""
+
+    def __init__(self) -> None:
+        self._paths = PathTable()
+        self._span = array("q")  # offset * _SPAN + length would overflow: the two apart, -1: not cold
+        self._offset = array("q")
+        self._mtime = array("Q")
+        self._live = 0
+
+    def __len__(self) -> int:
+        return self._live
+
+    def get(self, path: str, default: int | None = None) -> int | None:
+        j = self._paths.find(path)
+        if j < 0 or self._span[j] < 0:
+            return default
+        return (self._offset[j] * _SPAN + self._span[j]) << 64 | self._mtime[j]
+
+    def __contains__(self, path: object) -> bool:
+        if not isinstance(path, str):
+            return False
+        j = self._paths.find(path)
+        return j >= 0 and self._span[j] >= 0
+
+    def __getitem__(self, path: str) -> int:
+        got = self.get(path)
+        if got is None:
+            raise KeyError(path)
+        return got
+
+    def __setitem__(self, path: str, packed: int) -> None:
+        j = self._paths.add(path)
+        while len(self._span) <= j:
+            self._span.append(-1)
+            self._offset.append(0)
+            self._mtime.append(0)
+        if self._span[j] < 0:
+            self._live += 1
+        self._offset[j], self._span[j] = divmod(packed >> 64, _SPAN)
+        self._mtime[j] = packed & _MASK
+
+    def pop(self, path: str, default: int | None = None) -> int | None:
+        got = self.get(path)
+        if got is not None:
+            self._span[self._paths.find(path)] = -1
+            self._live -= 1
+        return default if got is None else got
+
+    def __delitem__(self, path: str) -> None:
+        if self.pop(path) is None:
+            raise KeyError(path)
+
+    def total(self, prefix: str) -> int:
+        """The summed lengths of the cold files under *prefix* (a directory and ``/``, or ""), no path
+        decoded."""
+        under, span, paths = self._paths.under(prefix), self._span, self._paths
+        return sum(span[j] for j in range(len(span)) if span[j] >= 0 and under[paths.dir_of(j)])
+
+    def __iter__(self) -> Iterator[str]:
+        span, paths = self._span, self._paths
+        return (paths.path(j) for j in range(len(span)) if span[j] >= 0)
+
+
 class SpillTree(MemoryTree):
     """A :class:`~sim.files.MemoryTree` that keeps spilled and tail files' bytes on disk (module docstring).
 
@@ -93,7 +242,7 @@ class SpillTree(MemoryTree):
         super().__init__(mtime)
         self._spill, self._tail, self._hot = spill, tail, max(0, hot)
         #: spilled path -> its offset in the shared file, length and mtime packed in one int (not a tuple)
-        self._cold: dict[str, int] = {}
+        self._cold = _ColdFiles()
         self._recent: deque[str] = deque()  # spilled writes still in memory, oldest first
         self._tails: dict[str, tuple[int, int]] = {}  # tail path -> (its descriptor, its size)
         self._fds: set[int] = set()
@@ -262,5 +411,7 @@ class SpillTree(MemoryTree):
         super()._check_file_path(p)
 
     def total_bytes(self, directory: str = "") -> int:
-        """The bytes stored under *directory* (files elsewhere by their recorded size, not read back)."""
-        return sum(self._size(p) for p in self.list(directory))
+        """The bytes stored under *directory* (files elsewhere by their recorded size, not read back; the
+        spilled files' paths not listed: a long run's would be millions of strings at once)."""
+        d = "" if not directory or directory == "." else normalize(directory).rstrip("/") + "/"
+        return sum(self._size(p) for p in self._files if p.startswith(d)) + self._cold.total(d)

@@ -11,6 +11,7 @@ from array import array
 from typing import Any
 
 from sim.jsontext import indent_json
+from sim.spill import PathTable
 
 
 def _indented(value: Any, level: int) -> str:
@@ -50,7 +51,8 @@ class LedgerFile:
     def forget(self) -> None:
         """Drop what is known about the file (it was written behind this writer's back)."""
         self._doc: object = None
-        self._keys: dict[str, None] = {}  # the records' keys in order (no position held per record)
+        #: the records' keys in order, each key's id its position (issue 42: compact, and found by hash)
+        self._keys = PathTable()
         self._lens = array("q")  # each record's encoded length, in order
         self._head = 0  # the bytes before the first record
         self._end = 0  # the byte offset just after the last record (where the footer starts)
@@ -76,9 +78,9 @@ class LedgerFile:
             self._doc = data
 
     def _index(self, key: str) -> int | None:
-        """Where record *key* is in the document (None: it has none); a scan, made only for a replaced or
-        read-back record (appends and misses, all a bench cell makes, need none)."""
-        return list(self._keys).index(key) if key in self._keys else None
+        """Where record *key* is in the document (None: it has none): its id in the key table."""
+        i = self._keys.find(key)
+        return i if i >= 0 else None
 
     def _start(self, i: int) -> int:
         """Where record *i* starts: the head and the records before it with their ``,\\n`` separators."""
@@ -110,7 +112,7 @@ class LedgerFile:
 
     def _append(self, key: str, piece: bytes) -> tuple[int, bytes]:
         """Index *piece* (record *key*) as the last record; where it is written from, and what."""
-        self._keys[key] = None
+        self._keys.add(key)
         self._lens.append(len(piece))
         start = self._end
         self._end += 2 + len(piece)
@@ -123,7 +125,7 @@ class LedgerFile:
         same = data is self._doc and list(data) == ["version", "files"]
         if same and changed is not None and isinstance(files, dict) and changed in files:
             n = len(self._keys)
-            appended = changed not in self._keys and n and len(files) == n + 1
+            appended = self._keys.find(changed) < 0 and n and len(files) == n + 1
             if appended and next(reversed(files)) == changed:
                 return self._splice(tree, path, n, changed, files, clock)
             i = self._index(changed)
@@ -144,7 +146,7 @@ class LedgerFile:
         head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
         pieces = []
         for k, v in files.items():
-            self._keys[k] = None
+            self._keys.add(k)
             pieces.append(self._piece(k, v))
             self._lens.append(len(pieces[-1]))
         body = b",\n".join(pieces)
@@ -163,7 +165,8 @@ class LedgerFile:
             start = self._start(i)
             self._end += len(piece) - self._lens[i]
             self._lens[i] = len(piece)
-            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in list(self._keys)[i + 1 :])])
+            later = (self._keys.path(k) for k in range(i + 1, len(self._keys)))
+            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in later)])
         tail += self._FOOT.encode()
         tree.write_from(path, start, tail, clock=clock)
         return start + len(tail)
