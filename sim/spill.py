@@ -80,8 +80,8 @@ def _pwrite(fd: int, data: bytes, offset: int) -> None:
 class PathTable:
     """Paths interned as ids 0, 1, 2... in the order they were first added, held compactly (issue 42): each
     path's directory once in a small table, its basename's UTF-8 bytes in one shared buffer, and per path
-    only machine integers (where its basename ends, its directory, its hash and an open-addressing slot):
-    about 30 bytes plus the basename, against a ``str`` key of a dict (about 130 bytes plus the path).
+    only machine integers (where its basename ends, its directory and an open-addressing slot): about 20
+    bytes plus the basename, against a ``str`` key of a dict (about 130 bytes plus the path).
     An id is never reused or removed: its owner keeps whether the path is live. Lookups hash the ``str``
     (as a dict does); no order depends on the hash."""
 
@@ -91,7 +91,6 @@ class PathTable:
         self._blob = bytearray()
         self._ends = array("q")  # where each path's basename ends in the buffer
         self._dir = array("i")  # each path's directory id
-        self._hash = array("q")  # each path's hash (a slot table grows without hashing a str again)
         self._slots = array("i", [-1]) * 8  # open addressing, linear probing: a path id or -1
 
     def __len__(self) -> int:
@@ -111,7 +110,7 @@ class PathTable:
             j = slots[i]
             if j < 0:
                 return -1
-            if self._hash[j] == h and self._dir[j] == dir_id:
+            if self._dir[j] == dir_id:
                 encoded = encoded if encoded is not None else base.encode("utf-8", "surrogatepass")
                 if self._blob[self._ends[j - 1] if j else 0 : self._ends[j]] == encoded:
                     return j
@@ -130,17 +129,16 @@ class PathTable:
         self._blob += base.encode("utf-8", "surrogatepass")
         self._ends.append(len(self._blob))
         self._dir.append(dir_id)
-        self._hash.append(hash(path))
-        if 2 * (j + 1) > len(self._slots):
+        if 2 * (j + 1) > len(self._slots):  # the paths hashed again (no hash kept per path)
             self._slots = array("i", [-1]) * (2 * len(self._slots))
             for k in range(j):
-                self._place(k)
-        self._place(j)
+                self._place(k, hash(self.path(k)))
+        self._place(j, hash(path))
         return j
 
-    def _place(self, j: int) -> None:
+    def _place(self, j: int, h: int) -> None:
         slots, mask = self._slots, len(self._slots) - 1
-        i = self._hash[j] & mask
+        i = h & mask
         while slots[i] >= 0:
             i = (i + 1) & mask
         slots[i] = j

@@ -110,6 +110,17 @@ class _LazyParts(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._spelt())
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (_LazyParts, tuple)):
+            return self._spelt() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._spelt())
+
+    def __repr__(self) -> str:
+        return repr(self._spelt())
+
 
 class Adapter:
     """Nemsy's ingest-then-ask mechanics applied to each workload step."""
