@@ -53,7 +53,7 @@ class LedgerFile:
         self._doc: object = None
         #: the records' keys in order, each key's id its position (issue 42: compact, and found by hash)
         self._keys = PathTable()
-        self._lens = array("q")  # each record's encoded length, in order
+        self._lens = _Lengths()  # each record's encoded length, in order, with their prefix sums
         self._head = 0  # the bytes before the first record
         self._end = 0  # the byte offset just after the last record (where the footer starts)
 
@@ -84,7 +84,7 @@ class LedgerFile:
 
     def _start(self, i: int) -> int:
         """Where record *i* starts: the head and the records before it with their ``,\\n`` separators."""
-        return self._head + sum(self._lens[:i]) + 2 * i
+        return self._head + self._lens.before(i) + 2 * i
 
     def get(self, tree: Any, path: str, key: str, default: Any = None) -> Any:
         """Record *key* of the dropped document read back from the file (*default* when it has none)."""
@@ -100,15 +100,15 @@ class LedgerFile:
         i = self._index(key)
         if i is None:
             start, tail = self._append(key, piece)
-        else:
-            start, old = self._start(i), self._lens[i]
-            rest = tree.peek(path, start + old, self._end - start - old)  # the successors' bytes
-            self._end += len(piece) - old
-            self._lens[i] = len(piece)
-            tail = piece + rest
-        tail += self._FOOT.encode()
-        tree.write_from(path, start, tail, clock=clock)
-        return start + len(tail)
+            tail += self._FOOT.encode()
+            tree.write_from(path, start, tail, clock=clock)
+            return start + len(tail)
+        # the record replaced in place (issue 42: the successors' bytes stay where the tree keeps them)
+        start, old = self._start(i), self._lens[i]
+        tree.splice(path, start, old, piece, clock=clock)
+        self._end += len(piece) - old
+        self._lens[i] = len(piece)
+        return self._end + len(self._FOOT)
 
     def _append(self, key: str, piece: bytes) -> tuple[int, bytes]:
         """Index *piece* (record *key*) as the last record; where it is written from, and what."""
@@ -214,3 +214,40 @@ class TokenLogFile:
             self._end = len(text) - 2
         self._records, self._count = records, len(records)
         return self._end + 2
+
+
+class _Lengths:
+    """The records' encoded lengths in order, with a Fenwick tree of them, so where record *i* starts is
+    found in O(log n) (issue 42: a replaced record in the middle of a long ledger summed every length
+    before it)."""
+
+    def __init__(self) -> None:
+        self._len = array("q")
+        self._tree = array("q", [0])  # 1-based Fenwick tree over _len
+
+    def __len__(self) -> int:
+        return len(self._len)
+
+    def __getitem__(self, i: int) -> int:
+        return self._len[i]
+
+    def before(self, i: int) -> int:
+        """The sum of the first *i* lengths."""
+        t, total = self._tree, 0
+        while i > 0:
+            total += t[i]
+            i &= i - 1
+        return total
+
+    def append(self, n: int) -> None:
+        m = len(self._len) + 1
+        self._len.append(n)
+        self._tree.append(n + self.before(m - 1) - self.before(m - (m & -m)))
+
+    def __setitem__(self, i: int, n: int) -> None:
+        delta = n - self._len[i]
+        self._len[i] = n
+        t, m = self._tree, i + 1
+        while m < len(t):
+            t[m] += delta
+            m += m & -m
