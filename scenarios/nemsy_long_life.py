@@ -9,6 +9,19 @@ checkpoints the scenario prints what the query loader (index in full + the 30 ne
 defaults) delivers: exact cl100k tokens of the context and of the whole query request (with the system
 prompt at upstream's size), the index's share of the request, duplicate index entries, how many
 of the wiki's facts a query can still see, and how many loaded pages are generated answers.
+
+It streams (issue 42): the trace goes to disk as it is written (``KEEP_TRACE = False``); the installation
+keeps its files as the benchmark does (a :class:`~sim.spill.SpillTree`: sources and pages in a temp
+file, the index, log, ledger and token log as tail files; the ledger and token log not held as
+documents, an archived query's input hashes not kept); the rows come from running totals (pages, index
+entries, each fact's source pages) and count the context and the request from the index's block
+tallies, so neither a row nor an operation re-reads the Wiki. A million operations::
+
+    memsim run nemsy_long_life --param ingests=800000 --param queries=200000 \
+        --param checkpoint=100000 --out DIR
+
+The request still grows with the Wiki (upstream loads the whole index every query: about 37 cl100k
+tokens more each operation here); the simulator's memory and time an operation do not.
 """
 
 from array import array
