@@ -263,6 +263,23 @@ class FileTree(abc.ABC):
         """Extension point with a default that reads and rewrites the whole file."""
         self._write(path, self._read(path)[:offset] + data, append=False)
 
+    def splice(
+        self, path: str, offset: int, old: int, data: bytes, *, clock: MtimeSource | None = None
+    ) -> None:
+        """Replace the *old* bytes of *path* at *offset* with *data*: what :meth:`write_from` of *offset*
+        with *data* and the bytes after the replaced ones writes, as one write (issue 42: a tree that
+        keeps a file in pieces need not move the bytes after them). *path* must exist."""
+        p = normalize(path)
+        if not self._exists(p):
+            raise FileMissing(path)
+        self.ops += 1
+        self._splice(p, max(0, offset), max(0, old), data)
+        self._stamp(p, clock)
+
+    def _splice(self, path: str, offset: int, old: int, data: bytes) -> None:
+        """Extension point with a default that rewrites from *offset* on."""
+        self._write_from(path, offset, data + self._read_from(path, offset + old)[0])
+
     def read_bytes(self, path: str) -> bytes:
         """The whole content of *path*; raises :class:`FileMissing`."""
         p = normalize(path)
@@ -468,6 +485,11 @@ class MemoryTree(FileTree):
         buf = self._files[path]
         del buf[offset:]
         buf += data
+
+    def _splice(self, path: str, offset: int, old: int, data: bytes) -> None:
+        buf = self._files[path]
+        offset = min(offset, len(buf))
+        buf[offset : offset + old] = data
 
     def _delete(self, path: str) -> None:
         del self._files[path]

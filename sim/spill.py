@@ -21,14 +21,17 @@ behind); it is the host's disk, not the model's.
 
 from __future__ import annotations
 
+import bisect
 import os
 import struct
 import tempfile
 import weakref
+from array import array
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import accumulate
 
-from sim.files import MemoryTree, MtimeSource, PathConflict
+from sim.files import MemoryTree, MtimeSource, PathConflict, normalize
 
 #: Above any file's length (1 TiB): a spilled file's offset and length packed in one int.
 _SPAN = 1 << 40
@@ -76,6 +79,260 @@ def _pwrite(fd: int, data: bytes, offset: int) -> None:
         view = view[n:]
 
 
+class PathTable:
+    """Paths interned as ids 0, 1, 2... in the order they were first added, held compactly (issue 42): each
+    path's directory once in a small table, its basename's UTF-8 bytes in one shared buffer, and per path
+    only machine integers (where its basename ends, its directory and an open-addressing slot): about 20
+    bytes plus the basename, against a ``str`` key of a dict (about 130 bytes plus the path).
+    An id is never reused or removed: its owner keeps whether the path is live. Lookups hash the ``str``
+    (as a dict does); no order depends on the hash."""
+
+    def __init__(self) -> None:
+        self._dir_ids: dict[str, int] = {}
+        self._dirs: list[str] = []
+        self._blob = bytearray()
+        self._ends = array("q")  # where each path's basename ends in the buffer
+        self._dir = array("i")  # each path's directory id
+        self._slots = array("i", [-1]) * 8  # open addressing, linear probing: a path id or -1
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def find(self, path: str) -> int:
+        """The id of *path*, or -1 when it was never added."""
+        d, _, base = path.rpartition("/")
+        dir_id = self._dir_ids.get(d)
+        if dir_id is None:
+            return -1
+        h = hash(path)
+        slots, mask = self._slots, len(self._slots) - 1
+        i = h & mask
+        encoded = None
+        while True:
+            j = slots[i]
+            if j < 0:
+                return -1
+            if self._dir[j] == dir_id:
+                encoded = encoded if encoded is not None else base.encode("utf-8", "surrogatepass")
+                if self._blob[self._ends[j - 1] if j else 0 : self._ends[j]] == encoded:
+                    return j
+            i = (i + 1) & mask
+
+    def add(self, path: str) -> int:
+        """The id of *path*, added when new."""
+        j = self.find(path)
+        if j >= 0:
+            return j
+        d, _, base = path.rpartition("/")
+        dir_id = self._dir_ids.setdefault(d, len(self._dirs))
+        if dir_id == len(self._dirs):
+            self._dirs.append(d)
+        j = len(self._ends)
+        self._blob += base.encode("utf-8", "surrogatepass")
+        self._ends.append(len(self._blob))
+        self._dir.append(dir_id)
+        if 2 * (j + 1) > len(self._slots):  # the paths hashed again (no hash kept per path)
+            self._slots = array("i", [-1]) * (2 * len(self._slots))
+            for k in range(j):
+                self._place(k, hash(self.path(k)))
+        self._place(j, hash(path))
+        return j
+
+    def _place(self, j: int, h: int) -> None:
+        slots, mask = self._slots, len(self._slots) - 1
+        i = h & mask
+        while slots[i] >= 0:
+            i = (i + 1) & mask
+        slots[i] = j
+
+    def under(self, prefix: str) -> list[bool]:
+        """For each directory id, whether its paths start with *prefix* (a directory and ``/``, or "")."""
+        return [not prefix or f"{d}/".startswith(prefix) for d in self._dirs]
+
+    def dir_of(self, j: int) -> int:
+        return self._dir[j]
+
+    def path(self, j: int) -> str:
+        """The path of id *j*."""
+        base = self._blob[self._ends[j - 1] if j else 0 : self._ends[j]].decode("utf-8", "surrogatepass")
+        d = self._dirs[self._dir[j]]
+        return f"{d}/{base}" if d else base
+
+
+class _ColdFiles:
+    """The spilled files' table of :class:`SpillTree`: path -> the int packing its offset in the shared
+    file, its length and its mtime, as a dict would map them, on a :class:`PathTable` and three machine
+    integer columns (issue 42: a dict of ``str`` keys held about 190 bytes a spilled file)."""
+
+    def __init__(self) -> None:
+        self._paths = PathTable()
+        self._span = array("q")  # offset * _SPAN + length would overflow: the two apart, -1: not cold
+        self._offset = array("q")
+        self._mtime = array("Q")
+        self._live = 0
+
+    def __len__(self) -> int:
+        return self._live
+
+    def get(self, path: str, default: int | None = None) -> int | None:
+        j = self._paths.find(path)
+        if j < 0 or self._span[j] < 0:
+            return default
+        return (self._offset[j] * _SPAN + self._span[j]) << 64 | self._mtime[j]
+
+    def __contains__(self, path: object) -> bool:
+        if not isinstance(path, str):
+            return False
+        j = self._paths.find(path)
+        return j >= 0 and self._span[j] >= 0
+
+    def __getitem__(self, path: str) -> int:
+        got = self.get(path)
+        if got is None:
+            raise KeyError(path)
+        return got
+
+    def __setitem__(self, path: str, packed: int) -> None:
+        j = self._paths.add(path)
+        while len(self._span) <= j:
+            self._span.append(-1)
+            self._offset.append(0)
+            self._mtime.append(0)
+        if self._span[j] < 0:
+            self._live += 1
+        self._offset[j], self._span[j] = divmod(packed >> 64, _SPAN)
+        self._mtime[j] = packed & _MASK
+
+    def pop(self, path: str, default: int | None = None) -> int | None:
+        got = self.get(path)
+        if got is not None:
+            self._span[self._paths.find(path)] = -1
+            self._live -= 1
+        return default if got is None else got
+
+    def __delitem__(self, path: str) -> None:
+        if self.pop(path) is None:
+            raise KeyError(path)
+
+    def total(self, prefix: str) -> int:
+        """The summed lengths of the cold files under *prefix* (a directory and ``/``, or ""), no path
+        decoded."""
+        under, span, paths = self._paths.under(prefix), self._span, self._paths
+        return sum(span[j] for j in range(len(span)) if span[j] >= 0 and under[paths.dir_of(j)])
+
+    def __iter__(self) -> Iterator[str]:
+        span, paths = self._span, self._paths
+        return (paths.path(j) for j in range(len(span)) if span[j] >= 0)
+
+
+#: A tail file's chunk (bytes) as written, and the slot it gets (room to grow in place by splices).
+_CHUNK, _SLOT = 1 << 16, 1 << 17
+
+
+class _Rope:
+    """A tail file's bytes in its own temp file as a sequence of chunks, each in a slot with room to grow
+    (issue 42): reading a range, truncating and appending cost the range, and replacing a few bytes in
+    the middle (:meth:`splice`, a JSON record rewritten in place) costs the chunks it touches, not the
+    bytes after it. A chunk that outgrows its slot moves to new slots at the end of the temp file."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._slot = array("q")  # where each chunk's slot starts in the temp file
+        self._cap = array("q")  # each slot's size
+        self._len = array("q")  # each chunk's length
+        self._ends: array[int] | None = array("q")  # each chunk's end in the file (None: to recompute)
+        self._free = 0  # the temp file's end (where new slots go)
+        self.size = 0
+
+    def _chunk_ends(self) -> array[int]:
+        if self._ends is None:
+            self._ends = array("q", accumulate(self._len))
+        return self._ends
+
+    def _at(self, offset: int) -> tuple[int, int]:
+        """The chunk holding byte *offset* (the number of chunks at the end) and where that chunk starts."""
+        ends = self._chunk_ends()
+        i = bisect.bisect_right(ends, offset)
+        return i, (ends[i - 1] if i else 0)
+
+    def read(self, offset: int, length: int) -> bytes:
+        """At most *length* bytes from *offset*."""
+        length = max(0, min(length, self.size - offset))
+        out = bytearray()
+        i, start = self._at(offset) if length else (0, 0)
+        while len(out) < length:
+            within = offset + len(out) - start
+            take = min(self._len[i] - within, length - len(out))
+            out += _pread(self.fd, take, self._slot[i] + within)
+            start += self._len[i]
+            i += 1
+        return bytes(out)
+
+    def _new_chunks(self, data: bytes) -> tuple[list[int], list[int], list[int]]:
+        """Slots at the temp file's end holding *data* (a chunk of at most :data:`_CHUNK` bytes each)."""
+        slots, caps, lens = [], [], []
+        for k in range(0, len(data), _CHUNK):
+            piece = data[k : k + _CHUNK]
+            _pwrite(self.fd, piece, self._free)
+            slots.append(self._free)
+            caps.append(_SLOT)
+            lens.append(len(piece))
+            self._free += _SLOT
+        return slots, caps, lens
+
+    def _replace(self, i: int, k: int, data: bytes) -> None:
+        """Chunks *i* to *k* (exclusive) become *data* (in place when it fits chunk *i*'s slot)."""
+        if k == i + 1 and len(data) <= self._cap[i]:
+            _pwrite(self.fd, data, self._slot[i])
+            self._len[i] = len(data)
+        else:
+            slots, caps, lens = self._new_chunks(data)
+            self._slot[i:k], self._cap[i:k], self._len[i:k] = (
+                array("q", slots),
+                array("q", caps),
+                array("q", lens),
+            )
+        self._ends = None
+
+    def write_at(self, offset: int, data: bytes) -> None:
+        """Write *data* at *offset* (at most the size): the file then ends with it."""
+        self.size = offset + len(data)
+        i, start = self._at(offset)
+        n = len(self._len)
+        if i < n:  # the chunk holding the offset keeps its head; the chunks after it go
+            head = offset - start
+            del self._slot[i + 1 :], self._cap[i + 1 :], self._len[i + 1 :]
+            room = self._cap[i] - head
+            _pwrite(self.fd, data[:room], self._slot[i] + head)
+            self._len[i] = head + len(data[:room])
+            data = data[room:]
+        elif n and self._len[-1] < self._cap[-1]:  # at the end: fill the last slot first
+            room = self._cap[-1] - self._len[-1]
+            _pwrite(self.fd, data[:room], self._slot[-1] + self._len[-1])
+            self._len[-1] += len(data[:room])
+            data = data[room:]
+        if data:
+            slots, caps, lens = self._new_chunks(data)
+            self._slot.extend(slots)
+            self._cap.extend(caps)
+            self._len.extend(lens)
+        self._ends = None
+
+    def splice(self, offset: int, old: int, data: bytes) -> None:
+        """Replace the *old* bytes at *offset* with *data* (the bytes after them follow it)."""
+        old = max(0, min(old, self.size - offset))
+        if offset + old >= self.size:
+            self.write_at(offset, data)
+            return
+        i, start = self._at(offset)
+        k, kstart = self._at(offset + old - 1) if old else (i, start)
+        head = self.read(start, offset - start)
+        tail = self.read(offset + old, kstart + self._len[k] - offset - old)
+        size = self.size + len(data) - old
+        self._replace(i, k + 1, head + data + tail)
+        self.size = size
+
+
 class SpillTree(MemoryTree):
     """A :class:`~sim.files.MemoryTree` that keeps spilled and tail files' bytes on disk (module docstring).
 
@@ -93,9 +350,9 @@ class SpillTree(MemoryTree):
         super().__init__(mtime)
         self._spill, self._tail, self._hot = spill, tail, max(0, hot)
         #: spilled path -> its offset in the shared file, length and mtime packed in one int (not a tuple)
-        self._cold: dict[str, int] = {}
+        self._cold = _ColdFiles()
         self._recent: deque[str] = deque()  # spilled writes still in memory, oldest first
-        self._tails: dict[str, tuple[int, int]] = {}  # tail path -> (its descriptor, its size)
+        self._tails: dict[str, _Rope] = {}  # tail path -> its bytes in its own temp file
         self._fds: set[int] = set()
         self._closer = weakref.finalize(self, _close_all, self._fds)
         self._shared = -1
@@ -143,53 +400,47 @@ class SpillTree(MemoryTree):
             del self._files[path]
 
     # -- tail files ----------------------------------------------------------------------------------
-    def _to_tail(self, path: str) -> int:
-        """The descriptor of tail file *path*, moving its bytes there first if they are elsewhere."""
+    def _to_tail(self, path: str) -> _Rope:
+        """Tail file *path*'s bytes, moved to its temp file first if they are elsewhere."""
         got = self._tails.get(path)
         if got is not None:
-            return got[0]
+            return got
         self._warm(path)
         existing = self._read(path) if path in self._files else b""
         if path not in self._files:
             super()._write(path, b"", append=False)  # the path and its directories
-        fd = self._new_fd()
-        _pwrite(fd, existing, 0)
-        self._tails[path] = (fd, len(existing))
+        rope = _Rope(self._new_fd())
+        rope.write_at(0, existing)
+        self._tails[path] = rope
         self._files[path] = _ELSEWHERE
-        return fd
+        return rope
 
     def _tail_write(self, path: str, offset: int, data: bytes) -> None:
         """Write *data* at *offset* of tail file *path*; the file then ends with it."""
-        fd = self._to_tail(path)
-        _pwrite(fd, data, offset)
-        end = offset + len(data)
-        if end < self._tails[path][1]:
-            os.ftruncate(fd, end)
-        self._tails[path] = (fd, end)
+        self._to_tail(path).write_at(offset, data)
 
     # -- MemoryTree extension points -----------------------------------------------------------------
     def _size(self, path: str) -> int:
         if path in self._tails:
-            return self._tails[path][1]
+            return self._tails[path].size
         cold = self._cold.get(path)
         return (cold >> 64) % _SPAN if cold is not None else super()._size(path)
 
     def _read(self, path: str) -> bytes:
         if path in self._tails:
-            fd, size = self._tails[path]
-            return _pread(fd, size, 0)
+            rope = self._tails[path]
+            return rope.read(0, rope.size)
         return self._load(path) if path in self._cold else super()._read(path)
 
     def _read_range(self, path: str, offset: int, length: int) -> bytes:
         if path in self._tails:  # a long tail file (a history that grows with the square of a run): the range
-            fd, size = self._tails[path]
-            return _pread(fd, min(length, size - offset), offset) if offset < size else b""
+            return self._tails[path].read(offset, length)
         return super()._read_range(path, offset, length)
 
     def _read_from(self, path: str, offset: int) -> tuple[bytes, int]:
         if path in self._tails:
-            fd, size = self._tails[path]
-            return (_pread(fd, size - offset, offset) if offset < size else b""), size
+            rope = self._tails[path]
+            return rope.read(offset, rope.size - offset), rope.size
         if path in self._cold:
             data = self._load(path)
             return data[offset:], len(data)
@@ -212,6 +463,13 @@ class SpillTree(MemoryTree):
         self._warm(path)
         super()._write_from(path, offset, data)
 
+    def _splice(self, path: str, offset: int, old: int, data: bytes) -> None:
+        if path in self._tails or self._tail(path):
+            self._to_tail(path).splice(min(offset, self._size(path)), old, data)
+            return
+        self._warm(path)
+        super()._splice(path, offset, old, data)
+
     def _delete(self, path: str) -> None:
         self._warm(path, body=False)
         self._forget(path)
@@ -222,8 +480,8 @@ class SpillTree(MemoryTree):
         self._cold.pop(path, None)
         got = self._tails.pop(path, None)
         if got is not None:
-            os.close(got[0])
-            self._fds.discard(got[0])
+            os.close(got.fd)
+            self._fds.discard(got.fd)
 
     def _rename(self, src: str, dst: str) -> None:
         if src != dst:
@@ -262,5 +520,7 @@ class SpillTree(MemoryTree):
         super()._check_file_path(p)
 
     def total_bytes(self, directory: str = "") -> int:
-        """The bytes stored under *directory* (files elsewhere by their recorded size, not read back)."""
-        return sum(self._size(p) for p in self.list(directory))
+        """The bytes stored under *directory* (files elsewhere by their recorded size, not read back; the
+        spilled files' paths not listed: a long run's would be millions of strings at once)."""
+        d = "" if not directory or directory == "." else normalize(directory).rstrip("/") + "/"
+        return sum(self._size(p) for p in self._files if p.startswith(d)) + self._cold.total(d)

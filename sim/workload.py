@@ -382,6 +382,20 @@ class ModelRequest:
     route: str
     breakpoints: tuple[int, ...] = ()
     exact: int | None = None
+    #: The parts' counts when the design keeps them as running totals (issue 42): :func:`drive` then
+    #: records the request from them (:meth:`sim.engine.Simulation.request_counted`, the same record)
+    #: without reading the parts, unless a provider's cache must see their texts.
+    counted: RequestCount | None = None
+
+
+@dataclass(frozen=True)
+class RequestCount:
+    """A request's parts as :meth:`sim.engine.Simulation.request` would count them: the sum of their exact
+    cl100k counts, the fact ids present in any of them, and how many parts there are."""
+
+    tokens: int
+    facts: frozenset[str]
+    parts: int
 
 
 @dataclass(frozen=True)
@@ -456,6 +470,23 @@ def drive(
     n = 0
     for step in workload.iter_steps():
         req = adapter.step(step)
+        c = req.counted
+        if c is not None and sim.cache is None:
+            rec = sim.request_counted(
+                adapter.name,
+                req.route,
+                exact_tokens=c.tokens,
+                parts=c.parts,
+                facts=c.facts,
+                estimate=req.estimate,
+                needed=frozenset({step.probe}) if step.probe else frozenset(),
+                step=step.index,
+                phase=step.phase,
+            )
+            if on_request is not None:
+                on_request(step, req, rec)
+            n += 1
+            continue
         rec = sim.request(
             adapter.name,
             req.route,

@@ -26,7 +26,7 @@ def op(tree: FileTree, rng: random.Random, now: float) -> object:
     p, q = rng.choice(PATHS), rng.choice(PATHS)
     data = rng.randbytes(rng.randrange(0, 40))
     off = rng.randrange(0, 50)
-    kind = rng.randrange(11)
+    kind = rng.randrange(12)
     clock = lambda: now  # noqa: E731
     calls = (
         lambda: tree.write_bytes(p, data, clock=clock),
@@ -40,13 +40,18 @@ def op(tree: FileTree, rng: random.Random, now: float) -> object:
         lambda: (tree.list(""), tree.list("a"), tree.is_dir("t")),
         lambda: (tree.total_bytes(), tree.total_bytes("a")),
         lambda: tree.write_text(p, data.hex(), clock=clock),
+        lambda: tree.splice(p, off, rng.randrange(0, 30), data, clock=clock),
     )
     return outcome(calls[kind])
 
 
 @pytest.mark.parametrize("hot", [0, 2])
 @pytest.mark.parametrize("seed", range(6))
-def test_spill_tree_agrees_with_memory_tree(seed: int, hot: int) -> None:
+def test_spill_tree_agrees_with_memory_tree(seed: int, hot: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sim.spill
+
+    monkeypatch.setattr(sim.spill, "_CHUNK", 7)  # tail files of many small chunks and slots (issue 42)
+    monkeypatch.setattr(sim.spill, "_SLOT", 11)
     mem = MemoryTree()
     spill = SpillTree(spill=lambda p: p.startswith(("a", "b/")), tail=lambda p: p.startswith("t/"), hot=hot)
     ra, rb = random.Random(seed), random.Random(seed)

@@ -49,13 +49,14 @@ holds it but is not among the pages loaded), ``never-ingested`` (no page was wri
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, cast, overload
 
 from sim.conversations.baselines import date_text
 from sim.engine import Simulation
 from sim.spill import SpillTree
 from sim.variant import FAITHFUL, Variant
-from sim.workload import Drawn, ModelRequest, StorageStats, WorkStep
+from sim.workload import Drawn, ModelRequest, RequestCount, StorageStats, WorkStep
 from systems.nemsy.design import NemsyKnobs
 from systems.nemsy.model import CHAT_PAGES, QUERY_PAGES, Nemsy, load_wiki_context
 from systems.nemsy.model.constants import (
@@ -66,6 +67,7 @@ from systems.nemsy.model.constants import (
     TOKEN_LOG_PATH,
     WIKI_DIR,
 )
+from systems.nemsy.model.prompts import ModelCall
 from systems.nemsy.policies import TURN_SEPARATOR, IngestResponder, VerbatimResponder
 
 #: Spilled files (raw sources and pages) kept in memory: the newest 64 steps' (one source, one page each).
@@ -79,6 +81,45 @@ TAIL_FILES = frozenset(
 def spilled(path: str) -> bool:
     """A raw source or a Wiki page (not ``index.md`` or ``log.md``, which are tail files)."""
     return path.startswith((RAW_DIR + "/", WIKI_DIR + "/")) and path not in TAIL_FILES
+
+
+class _LazyParts(Sequence[str]):
+    """A request's parts (:meth:`.prompts.ModelCall.parts`), spelt out when first read: a bench cell's
+    :func:`sim.workload.drive` records the request from its counts and never reads them."""
+
+    def __init__(self, call: ModelCall) -> None:
+        self._call: ModelCall | None = call
+        self._parts: tuple[str, ...] = ()
+
+    def _spelt(self) -> tuple[str, ...]:
+        if self._call is not None:
+            self._parts, _ = self._call.parts()
+            self._call = None
+        return self._parts
+
+    def __len__(self) -> int:
+        return len(self._spelt())
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        return self._spelt()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spelt())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (_LazyParts, tuple)):
+            return self._spelt() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._spelt())
+
+    def __repr__(self) -> str:
+        return repr(self._spelt())
 
 
 class Adapter:
@@ -143,12 +184,14 @@ class Adapter:
         n.write_source(rel, step.observation)
         self.source_bytes += len(step.observation.encode("utf-8"))
         n.cli_ingest(rel)
-        req = self._ask(step.question if step.probe else step.observation)
+        req = self._ask(step.question if step.probe else step.observation, counted=True)
         self.sim.env.run(until=self.sim.now + self.knobs.step_seconds)
         return req
 
-    def _ask(self, text: str) -> ModelRequest:
-        """The chosen route's request for *text* (the whole index, the newest pages, the text)."""
+    def _ask(self, text: str, *, counted: bool = False) -> ModelRequest:
+        """The chosen route's request for *text* (the whole index, the newest pages, the text). *counted*:
+        with its counts (:meth:`.prompts.ModelCall.counted`: the index's leading blocks from their tally),
+        its parts spelt out only when read (issue 42: a long cell's every step re-read every index block)."""
         n = self.nemsy
         route = self.knobs.route
         ctx = load_wiki_context(n, self.pages, query=text, route=f"wiki.{route}")
@@ -159,6 +202,11 @@ class Adapter:
             call = n.chat_call(ctx, (), text, web=True)
         else:
             call = n.query_call(text, ctx, reasoning=route == "reasoning")
+        if counted:
+            c = call.counted()
+            parts = cast("tuple[str, ...]", _LazyParts(call))
+            count = RequestCount(c.tokens, c.facts, c.parts)
+            return ModelRequest(parts=parts, estimate=None, route=call.route, counted=count)
         parts, _ = call.parts()
         return ModelRequest(parts=parts, estimate=None, route=call.route)
 

@@ -87,9 +87,7 @@ class FactAnswerer:
                     hit = (f"{fid}={v.group(1)}", None)
                     break
             if hit is None:
-                for rel, content in ctx.sections:
-                    if rel == "index.md":
-                        continue
+                for rel, content in ctx.page_sections:  # the index holds no values: never joined whole
                     v = re.search(re.escape(fid) + r"=([a-z]+)", content)
                     if v:
                         hit = (f"{fid}={v.group(1)}", PurePosixPath(rel).stem)

@@ -63,7 +63,13 @@ from systems.nemsy.model.ledger import (
     summarize_token_log,
 )
 from systems.nemsy.model.ledgerfiles import LedgerFile, TokenLogFile
-from systems.nemsy.model.loader import clip_index, is_stale_derivation, load_wiki_context
+from systems.nemsy.model.loader import (
+    clip_index,
+    context_tokens,
+    index_section_tokens,
+    is_stale_derivation,
+    load_wiki_context,
+)
 from systems.nemsy.model.mtimeindex import MtimeIndex
 from systems.nemsy.model.nemsy import Nemsy
 from systems.nemsy.model.pages import (
@@ -139,11 +145,13 @@ __all__ = [
     "cli_file_status",
     "clip_index",
     "content_hash",
+    "context_tokens",
     "display_file_status",
     "facts_in",
     "frontmatter_dumps",
     "frontmatter_metadata",
     "index_entry",
+    "index_section_tokens",
     "index_stems",
     "is_stale_derivation",
     "load_wiki_context",

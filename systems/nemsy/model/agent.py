@@ -38,6 +38,7 @@ from systems.nemsy.model.vault import Vault
 from systems.nemsy.state import (
     FIX_INDEX_UPSERT,
     FIX_INJECTIVE_NAMES,
+    FIX_INVALIDATE_DERIVED,
     FIX_PARSER_FIXES,
     FIX_PARSER_REJECT_EMPTY,
     FIX_QUESTION_LAST,
@@ -228,6 +229,8 @@ class Agent(Vault):
         """Remember what derived page *filename* was made from: every page of the context it was answered
         from, with its content hash (the invalidate-derived fix stops loading it once one of them changes).
         Every loaded page counts, cited or not: the model may use any of them."""
+        if not (self.keep_derivations or self.fixed(FIX_INVALIDATE_DERIVED)):
+            return
         inputs = {rel: content_hash(c) for rel, c in ctx.page_sections if rel != filename} if ctx else {}
         self.derivations[filename] = inputs
 

@@ -66,6 +66,9 @@ class Base:
     #: Whether :attr:`page_source_hash` is kept (checkers read it; the benchmark adapter, which runs none,
     #: sets False so a long run does not hold a hash per page; issue 33).
     keep_page_hashes = True
+    #: Whether :attr:`derivations` is kept when the invalidate-derived fix (its only reader besides checkers)
+    #: is off (a long scenario sets False: each archived query would hold its 30 inputs' hashes; issue 42).
+    keep_derivations = True
     _ledger_file: LedgerFile
     _backup_file: LedgerFile
     _token_file: TokenLogFile

@@ -11,6 +11,7 @@ from array import array
 from typing import Any
 
 from sim.jsontext import indent_json
+from sim.spill import PathTable
 
 
 def _indented(value: Any, level: int) -> str:
@@ -50,8 +51,9 @@ class LedgerFile:
     def forget(self) -> None:
         """Drop what is known about the file (it was written behind this writer's back)."""
         self._doc: object = None
-        self._keys: dict[str, None] = {}  # the records' keys in order (no position held per record)
-        self._lens = array("q")  # each record's encoded length, in order
+        #: the records' keys in order, each key's id its position (issue 42: compact, and found by hash)
+        self._keys = PathTable()
+        self._lens = _Lengths()  # each record's encoded length, in order, with their prefix sums
         self._head = 0  # the bytes before the first record
         self._end = 0  # the byte offset just after the last record (where the footer starts)
 
@@ -76,13 +78,13 @@ class LedgerFile:
             self._doc = data
 
     def _index(self, key: str) -> int | None:
-        """Where record *key* is in the document (None: it has none); a scan, made only for a replaced or
-        read-back record (appends and misses, all a bench cell makes, need none)."""
-        return list(self._keys).index(key) if key in self._keys else None
+        """Where record *key* is in the document (None: it has none): its id in the key table."""
+        i = self._keys.find(key)
+        return i if i >= 0 else None
 
     def _start(self, i: int) -> int:
         """Where record *i* starts: the head and the records before it with their ``,\\n`` separators."""
-        return self._head + sum(self._lens[:i]) + 2 * i
+        return self._head + self._lens.before(i) + 2 * i
 
     def get(self, tree: Any, path: str, key: str, default: Any = None) -> Any:
         """Record *key* of the dropped document read back from the file (*default* when it has none)."""
@@ -98,19 +100,19 @@ class LedgerFile:
         i = self._index(key)
         if i is None:
             start, tail = self._append(key, piece)
-        else:
-            start, old = self._start(i), self._lens[i]
-            rest = tree.peek(path, start + old, self._end - start - old)  # the successors' bytes
-            self._end += len(piece) - old
-            self._lens[i] = len(piece)
-            tail = piece + rest
-        tail += self._FOOT.encode()
-        tree.write_from(path, start, tail, clock=clock)
-        return start + len(tail)
+            tail += self._FOOT.encode()
+            tree.write_from(path, start, tail, clock=clock)
+            return start + len(tail)
+        # the record replaced in place (issue 42: the successors' bytes stay where the tree keeps them)
+        start, old = self._start(i), self._lens[i]
+        tree.splice(path, start, old, piece, clock=clock)
+        self._end += len(piece) - old
+        self._lens[i] = len(piece)
+        return self._end + len(self._FOOT)
 
     def _append(self, key: str, piece: bytes) -> tuple[int, bytes]:
         """Index *piece* (record *key*) as the last record; where it is written from, and what."""
-        self._keys[key] = None
+        self._keys.add(key)
         self._lens.append(len(piece))
         start = self._end
         self._end += 2 + len(piece)
@@ -123,7 +125,7 @@ class LedgerFile:
         same = data is self._doc and list(data) == ["version", "files"]
         if same and changed is not None and isinstance(files, dict) and changed in files:
             n = len(self._keys)
-            appended = changed not in self._keys and n and len(files) == n + 1
+            appended = self._keys.find(changed) < 0 and n and len(files) == n + 1
             if appended and next(reversed(files)) == changed:
                 return self._splice(tree, path, n, changed, files, clock)
             i = self._index(changed)
@@ -144,7 +146,7 @@ class LedgerFile:
         head = (self._HEAD % json.dumps(data["version"], ensure_ascii=False)).encode()
         pieces = []
         for k, v in files.items():
-            self._keys[k] = None
+            self._keys.add(k)
             pieces.append(self._piece(k, v))
             self._lens.append(len(pieces[-1]))
         body = b",\n".join(pieces)
@@ -163,7 +165,8 @@ class LedgerFile:
             start = self._start(i)
             self._end += len(piece) - self._lens[i]
             self._lens[i] = len(piece)
-            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in list(self._keys)[i + 1 :])])
+            later = (self._keys.path(k) for k in range(i + 1, len(self._keys)))
+            tail = b",\n".join([piece, *(self._piece(k, files[k]) for k in later)])
         tail += self._FOOT.encode()
         tree.write_from(path, start, tail, clock=clock)
         return start + len(tail)
@@ -211,3 +214,40 @@ class TokenLogFile:
             self._end = len(text) - 2
         self._records, self._count = records, len(records)
         return self._end + 2
+
+
+class _Lengths:
+    """The records' encoded lengths in order, with a Fenwick tree of them, so where record *i* starts is
+    found in O(log n) (issue 42: a replaced record in the middle of a long ledger summed every length
+    before it)."""
+
+    def __init__(self) -> None:
+        self._len = array("q")
+        self._tree = array("q", [0])  # 1-based Fenwick tree over _len
+
+    def __len__(self) -> int:
+        return len(self._len)
+
+    def __getitem__(self, i: int) -> int:
+        return self._len[i]
+
+    def before(self, i: int) -> int:
+        """The sum of the first *i* lengths."""
+        t, total = self._tree, 0
+        while i > 0:
+            total += t[i]
+            i &= i - 1
+        return total
+
+    def append(self, n: int) -> None:
+        m = len(self._len) + 1
+        self._len.append(n)
+        self._tree.append(n + self.before(m - 1) - self.before(m - (m & -m)))
+
+    def __setitem__(self, i: int, n: int) -> None:
+        delta = n - self._len[i]
+        self._len[i] = n
+        t, m = self._tree, i + 1
+        while m < len(t):
+            t[m] += delta
+            m += m & -m

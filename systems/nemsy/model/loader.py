@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from sim.tokens import count_tokens
 from systems.nemsy.model.constants import EMPTY_WIKI, INDEX_FILE, QUERY_PAGES
 from systems.nemsy.model.ledger import content_hash
 from systems.nemsy.model.pages import index_blocks, index_stems
+from systems.nemsy.model.prompts import IndexRun, context_segments, tile
 from systems.nemsy.state import (
     FIX_BOUNDED_INDEX,
     FIX_INVALIDATE_DERIVED,
@@ -144,3 +146,25 @@ def is_stale_derivation(n: Vault, rel: str, _seen: frozenset[str] = frozenset())
         if is_stale_derivation(n, page, _seen | {rel}):
             return True
     return False
+
+
+def _tiled_tokens(ctx: WikiContext) -> int:
+    parts, _ = tile(context_segments(ctx), runs=True)
+    return sum(p.tally.tokens if isinstance(p, IndexRun) else count_tokens(p) for p in parts)
+
+
+def context_tokens(ctx: WikiContext) -> int:
+    """``count_tokens(ctx.text)`` without building the text (issue 42): the context's parts as a request
+    tiles them (:func:`.prompts.tile`, cut only where cl100k starts a new chunk anyway), the index's
+    leading blocks taken from their tally, so the cost does not grow with the index."""
+    if ctx.index_blocks is None and not ctx.page_sections:
+        return count_tokens(ctx.empty_text)
+    return _tiled_tokens(ctx)
+
+
+def index_section_tokens(ctx: WikiContext) -> int:
+    """``count_tokens(f"=== index.md ===\\n{index}")`` of the context's index (0 without one), counted as
+    :func:`context_tokens` counts."""
+    if ctx.index_blocks is None:
+        return 0
+    return _tiled_tokens(WikiContext((), ctx.max_files, ctx.index_blocks, index_tally=ctx.index_tally))

@@ -5,34 +5,62 @@ which holds one, does not import the layer built on it.
 
 from __future__ import annotations
 
-import bisect
+import math
+from array import array
+from collections.abc import Callable
+from typing import Any
 
+from sim.spill import PathTable
 from systems.nemsy.model.pages import loadable, path_key
+
+
+class _Desc:
+    """A sort key ordered the other way round (later path order sorts first)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple[str, ...]) -> None:
+        self.key = key
+
+    def __lt__(self, other: _Desc) -> bool:
+        return other.key < self.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Desc) and other.key == self.key
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class MtimeIndex:
     """Every ``*.md`` under the Wiki, and the loadable ones ordered by (mtime desc, path order).
 
-    :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages. Each page
-    is held as its path in the order and its mtime (issue 33: no sort-key tuple per page, made only for
-    the pages a bisection compares, and no second set of the loadable pages' paths).
+    :meth:`newest` returns the first N in O(N): no stat and no body read of the other pages. Each
+    loadable page is an id of a :class:`~sim.spill.PathTable` (issue 42: no ``str`` key per page), its
+    mtime a machine float beside it, and the order an array of ids held oldest first, so that a page
+    written now (the newest, almost always) is appended, not inserted in front of every other.
     """
 
     def __init__(self) -> None:
         self._other: set[str] = set()  # the *.md files that are not loadable (index.md, log.md)
-        self._order: list[str] = []  # loadable pages by _key
-        self._mtime: dict[str, float] = {}
+        self._paths = PathTable()
+        self._mtime = array("d")  # by id; NaN: not a page now
+        self._order = array("i")  # ids of the loadable pages, oldest first (the reverse of the order)
 
     def has_md(self) -> bool:
         """Whether any ``*.md`` is under the Wiki."""
-        return bool(self._mtime or self._other)
+        return bool(self._order or self._other)
 
     def md(self) -> list[str]:
         """Every ``*.md`` under the Wiki (in no particular order)."""
-        return [*self._mtime, *self._other]
+        return [*(self._paths.path(j) for j in self._order), *self._other]
 
-    def _key(self, rel: str) -> tuple[float, tuple[str, ...], str]:
-        return (-self._mtime[rel], path_key(rel), rel)
+    def _key(self, j: int) -> tuple[float, _Desc]:
+        """The stored (ascending) order: oldest first, ties in reverse path order."""
+        return (self._mtime[j], _Desc(path_key(self._paths.path(j))))
+
+    def _live(self, rel: str) -> int:
+        j = self._paths.find(rel)
+        return j if j >= 0 and not math.isnan(self._mtime[j]) else -1
 
     def put(self, rel: str, mtime: float) -> None:
         """Record that *rel* exists with *mtime*."""
@@ -42,14 +70,22 @@ class MtimeIndex:
             self._other.add(rel)
             return
         self.drop_key(rel)
-        self._mtime[rel] = mtime
-        bisect.insort(self._order, rel, key=self._key)
+        j = self._paths.add(rel)
+        while len(self._mtime) <= j:
+            self._mtime.append(math.nan)
+        self._mtime[j] = mtime
+        order = self._order
+        if not order or self._key(order[-1]) < self._key(j):
+            order.append(j)
+        else:
+            order.insert(_bisect(order, self._key(j), self._key), j)
 
     def drop_key(self, rel: str) -> None:
-        if rel in self._mtime:
-            i = bisect.bisect_left(self._order, self._key(rel), key=self._key)
+        j = self._live(rel)
+        if j >= 0:
+            i = _bisect(self._order, self._key(j), self._key)
             del self._order[i]
-            del self._mtime[rel]
+            self._mtime[j] = math.nan
 
     def drop(self, rel: str) -> None:
         """Record that *rel* is gone."""
@@ -58,14 +94,30 @@ class MtimeIndex:
 
     def newest(self, n: int) -> list[str]:
         """The *n* newest loadable pages (ties in path order)."""
-        return self._order[: max(0, n)]
+        order, path = self._order, self._paths.path
+        return [path(order[i]) for i in range(len(order) - 1, max(-1, len(order) - 1 - n), -1)]
 
     def loadable(self) -> list[str]:
         """Every loadable page, newest first."""
-        return list(self._order)
+        return self.newest(len(self._order))
 
     def mtime(self, rel: str) -> float:
-        return self._mtime[rel]
+        j = self._live(rel)
+        if j < 0:
+            raise KeyError(rel)
+        return self._mtime[j]
 
     def __len__(self) -> int:
         return len(self._order)
+
+
+def _bisect(order: array[int], key: Any, key_of: Callable[[int], Any]) -> int:
+    """The first position in *order* whose key is not below *key*."""
+    lo, hi = 0, len(order)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if key_of(order[mid]) < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, cast, overload
 
 import yaml
 
@@ -150,11 +151,62 @@ def index_blocks(index_text: str) -> tuple[str, ...]:
     return tuple("".join(lines[i : i + n]) for i in range(0, len(lines), n)) or ("",)
 
 
-def extend_blocks(blocks: tuple[str, ...], text: str) -> tuple[str, ...]:
-    """The blocks of ``"".join(blocks) + text``, re-cutting only the last block (which starts a line)."""
+def extend_blocks(blocks: Sequence[str], text: str) -> tuple[str, ...]:
+    """The blocks of ``"".join(blocks) + text``, re-cutting only the last block (which starts a line); the
+    blocks before the new last one are held packed (:class:`PackedBlocks`)."""
     if not blocks:
         return index_blocks(text)
-    return blocks[:-1] + index_blocks(blocks[-1] + text)
+    new = index_blocks(blocks[-1] + text)
+    items = blocks._items[:-1] if isinstance(blocks, PackedBlocks) else tuple(blocks[:-1])
+    packed = PackedBlocks(
+        (*items, *(zlib.compress(b.encode("utf-8", "surrogatepass"), 1) for b in new[:-1]), new[-1])
+    )
+    return cast("tuple[str, ...]", packed)
+
+
+class PackedBlocks(Sequence[str]):
+    """Index blocks as a tuple of them reads, the blocks that will not change again held as compressed UTF-8
+    (issue 42: a long Wiki's index was held as text, about 200 bytes a line; a request reads its leading
+    blocks' totals, not their text, so a block is unpacked only when read)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: tuple[str | bytes, ...]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        if isinstance(i, slice):
+            return cast("tuple[str, ...]", PackedBlocks(self._items[i]))
+        return _unpack(self._items[i])
+
+    def __iter__(self) -> Iterator[str]:
+        return map(_unpack, self._items)
+
+    def __add__(self, other: Sequence[str]) -> tuple[str, ...]:
+        more = other._items if isinstance(other, PackedBlocks) else tuple(other)
+        return cast("tuple[str, ...]", PackedBlocks((*self._items, *more)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (PackedBlocks, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PackedBlocks({tuple(self)!r})"
+
+
+def _unpack(item: str | bytes) -> str:
+    return item if isinstance(item, str) else zlib.decompress(item).decode("utf-8", "surrogatepass")
 
 
 def path_key(path: str) -> tuple[str, ...]:

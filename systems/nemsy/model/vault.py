@@ -47,6 +47,9 @@ from systems.nemsy.state import (
     Resolution,
 )
 
+#: The Wiki files the vault appends to (:meth:`Vault.append_wiki_note`'s callers).
+_APPENDED = frozenset({INDEX_FILE, LOG_FILE})
+
 
 class Vault(Ledger):
     """The Wiki file layer of one installation, with ``index.md`` and ``log.md`` (on top of its ledger)."""
@@ -156,7 +159,11 @@ class Vault(Ledger):
                 self._index_tally = None
 
     def _remember_plain(self, rel: str, text: str, size: int) -> None:
-        """Note that the vault just wrote Wiki file *rel* (*size* bytes, ending with *text*)."""
+        """Note that the vault just wrote Wiki file *rel* (*size* bytes, ending with *text*): only for the
+        files the vault appends to (``index.md``, ``log.md``; issue 42: not an entry per page, which an
+        append would rewrite whole, the same bytes either way)."""
+        if rel not in _APPENDED:
+            return
         if "\r" in text:
             self._plain.pop(rel, None)
         else:
