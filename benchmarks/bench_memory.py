@@ -61,7 +61,7 @@ RUNS: dict[str, tuple[str, Callable[[int], dict[str, int]]]] = {
         lambda n: {"ingests": round(0.8 * n), "queries": n - round(0.8 * n), "checkpoint": max(1, n // 10)},
     ),
     "rsiagent": ("rsiagent_long_target_run", lambda n: {"turns": n}),
-    "tracecraft": ("tracecraft_long_team", lambda n: {"steps": n}),  # the scenario is being written
+    "tracecraft": ("tracecraft_long_team", lambda n: {"steps": n}),
 }
 
 CELL = """
