@@ -135,6 +135,9 @@ class ActorLoop:
     role and the segment's memory stays flat at any length. Only :meth:`result`, a restart's
     :func:`stalled_handoff` (``history[-60:]``) and :func:`resume` read the whole history; the adapter calls
     none of them, so the requests are byte-identical. Upstream keeps ``history`` whole (``core/loop.py``).
+    *keep_fold_events* False (issue 42) keeps in :attr:`folds` only the folds of the latest call (a long
+    run reads them as they happen); :attr:`fold_count` and :attr:`fold_ends` (``covered`` after each
+    fold, 8 bytes a fold) cover every fold.
     Not modeled: the Verifier bounce and the repeat and cycle detectors of ``run_attempt``; their
     ``verifier`` and ``stagnation`` memory notes are appended with :meth:`note` by the caller.
     """
@@ -155,10 +158,12 @@ class ActorLoop:
         rng_name: str = "rsiagent.summarizer",
         record_folds: bool = True,
         keep_folded: bool = True,
+        keep_fold_events: bool = True,
     ) -> None:
         self.sim = sim
         self.record_folds = record_folds
         self.keep_folded = keep_folded
+        self.keep_fold_events = keep_fold_events
         self._released = 0  # pairs whose text was let go (``keep_folded`` False)
         self.cfg = cfg
         self.summarizer = summarizer
@@ -176,7 +181,9 @@ class ActorLoop:
         self.covered = 0
         self.summary = ""
         self.entries: list[str] = []  # fixed variant ``append-only-worklog``: the log's entries, oldest first
-        self.folds: list[FoldEvent] = []
+        self.folds: list[FoldEvent] = []  # every fold, or (``keep_fold_events`` False) the last call's
+        self.fold_count = 0  # every fold
+        self.fold_ends = array("q")  # ``covered`` after each fold: fold k covers [ends[k-1], ends[k])
         self.sized = 0  # the size the last model call's fold left (upstream's ``size()`` at the call)
         opening = opening_message(instruction)
         self.pending: str | None = f"{opening_extra}\n\n{opening}" if opening_extra else opening
@@ -213,6 +220,8 @@ class ActorLoop:
         if self.pending is None:
             raise ValueError("no pending user message: observe() first")
         before = self.covered
+        if not self.keep_fold_events:
+            self.folds.clear()
         if self.cfg.folding:
             self.maybe_fold()
             if self.covered > before:
@@ -361,6 +370,8 @@ class ActorLoop:
         self._release_folded()
         ev = FoldEvent(first, n, mode, len(self.summary), lost, self.pairs)
         self.folds.append(ev)
+        self.fold_count += 1
+        self.fold_ends.append(self.covered)
         self.sim.trace.op(
             SYSTEM,
             "fold_once",
