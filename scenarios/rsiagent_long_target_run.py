@@ -13,6 +13,14 @@ returns a blank summary on 10 % of calls (digest fallback). Folds happen at high
 water or when fewer than a batch is foldable. The run then stalls with no file changed: the strategy
 review is fed the (non-empty) ``res.worklog``, and the pivot handoff carries only ``wl[:6000]``; a plain
 handoff would carry 12,000.
+
+It streams (issue 42): the trace goes to ``--out`` as it is written (``KEEP_TRACE = False``); the summary
+reads running counters (:class:`Tally`: requests, ``fold_guard`` stops, the strategy review request), the
+folds as each call makes them (``keep_fold_events=False``) and the folded facts as intervals; the loop lets
+folded pairs go (``keep_folded=False``: a restart reads only unfolded messages, so the lines are those of a
+loop that keeps everything). A million turns run in flat memory::
+
+    memsim run rsiagent_long_target_run --param turns=1000000 --out DIR
 """
 
 from __future__ import annotations
@@ -78,7 +86,7 @@ class Tally:
             return op(system, name, **kwargs)
 
         trace.request = counted_request  # type: ignore[method-assign]
-        trace.op = counted_op  # type: ignore[method-assign]
+        trace.op = counted_op  # type: ignore[method-assign,assignment]
 
 
 def run(ctx: Context) -> list[str]:
