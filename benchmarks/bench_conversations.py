@@ -18,9 +18,20 @@ configuration runs in a **fresh process**, interleaved over rounds (medians):
 * ``conversations.locomo_floor`` and ``conversations.locomo_floor2`` (needs ``memsim workload synth``): a
   LoCoMo-shaped file of the released size (10 conversations x 600 turns x 200 questions, every question
   after every turn) through the four designs and the three baselines at the same window, against the
-  same floor (>= 1/10) and against a tighter one (:data:`RUN_LOCOMO`: each design's own distinct request
+  same floor (reported) and against a tighter one (:data:`RUN_LOCOMO`: each design's own distinct request
   texts encoded once and its scored requests assembled from those counts, no design mechanics, no
-  scoring; >= 1/2);
+  scoring; >= 1/6, decided in issue 42).
+
+  Why the first row has no target (issue 42): issue 38 set >= 1/10 against "every turn encoded once",
+  but the sweep cannot do less than the second floor's work (seven request streams, each design's own
+  texts counted once and its requests assembled), and that floor alone is about 15x the first (the row
+  prints the ratio ``floor2 / floor``): a sweep that did exactly the second floor's work would score
+  about 1/15. The second floor is the fair peer. It was measured at 0.20-0.24 (issue 38: 1/4.0 on the
+  real file); what is left between is each design's modelled mechanics (MerchantBench's SimPy ReAct
+  ticks and history release, Tracecraft's bucket read-back, Nemsy's page loads, RSIAgent's WORK LOG
+  assembly) and the scoring of every question, spread over many small costs with none above 15 % of a
+  profile. Issue 42 decided >= 1/6 as the target that guards it; >= 1/2 needs a conversation-mode path
+  per design (a design's reads of the turns without its SimPy mechanics), a design change;
 * ``conversations.m_rss`` (with ``--m-gb G``, needs ``memsim workload synth``): peak RSS of the whole
   sweep (one design, rsiagent, and the baselines) on an ``_m``-shaped file of at least G GB (500
   sessions per instance), streamed: target < 1,024 MB.
@@ -210,13 +221,15 @@ def main() -> None:
             ls, lf, lf2 = (median([r[k] for r in loc]) for k in ("seconds", "floor", "floor2"))
             goals.append(Goal.of(
                 "conversations.locomo_floor", "LoCoMo-shaped sweep vs every turn encoded once", lf / ls,
-                ">= 1/10", f"{ls:.2f} s for 10 conversations x 600 turns x 200 questions x 7 designs "
-                f"at {WINDOW:,} vs floor {lf:.3f} s (median of {args.rounds})",
+                "(reported)", f"{ls:.2f} s for 10 conversations x 600 turns x 200 questions x 7 designs "
+                f"at {WINDOW:,} vs floor {lf:.3f} s (median of {args.rounds}); the second floor alone is "
+                f"{lf2 / lf:.1f}x this one, so no sweep can reach 1/{lf2 / lf:.0f} of it (issue 42)",
             ))  # fmt: skip
             goals.append(Goal.of(
                 "conversations.locomo_floor2", "LoCoMo-shaped sweep vs each design's texts encoded once "
-                "and its requests assembled from cached counts", lf2 / ls, ">= 1/2",
-                f"{ls:.2f} s vs {lf2:.3f} s (median of {args.rounds})",
+                "and its requests assembled from cached counts", lf2 / ls, ">= 1/6",
+                f"{ls:.2f} s vs {lf2:.3f} s (median of {args.rounds}); the target issue 42 decided (1/2 "
+                "needs a conversation-mode path per design)",
             ))  # fmt: skip
         if args.m_gb and path != "-":
             per_instance = 500 * 10 * 233 * 4.8 * 1.1  # bytes: sessions × turns × tokens × chars, JSON
