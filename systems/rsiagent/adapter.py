@@ -47,9 +47,11 @@ Host policy assumed (not upstream):
   has no token estimator (its budgets are characters), so ``estimate`` is None.
 * Storage: the frozen bank copy, the raw transcript archive (every message appended) and the saved WORK
   LOG artifact (rewritten at each fold).
-* The loop lets a folded message's text go once the WORK LOG stands in for it (``keep_folded=False``,
-  issue 33): nothing here reads it again (a lost turn's reason needs only its length), so a long cell's
-  memory stays flat; the transcript archive is counted in bytes, as before.
+* The loop lets a folded message go once the WORK LOG stands in for it (``keep_folded=False``, issue 33;
+  since issue 42 the message itself, not only its text) and counts its folds instead of keeping them
+  (``keep_fold_events=False``): nothing here reads them again (a lost turn's reason needs only the
+  turn's length, kept beside its pair, and the fold ends), so a long cell's memory stays flat; the
+  transcript archive is counted in bytes, as before.
 
 **Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): a user turn is the
 pending user message and the assistant turn after it is the model's reply, so each (user, assistant)
