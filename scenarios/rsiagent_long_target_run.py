@@ -21,6 +21,9 @@ folded pairs go (``keep_folded=False``: a restart reads only unfolded messages, 
 loop that keeps everything). A million turns run in flat memory::
 
     memsim run rsiagent_long_target_run --param turns=1000000 --out DIR
+
+peaks at 162,764 KB (162,456 KB at 250,000 turns: 0.0004 KB a turn between them), 596 s of CPU (180 s
+at 250,000: linear), its trace 356 MB on disk (measured 2026-12-06, ``/usr/bin/time``, loaded machine).
 """
 
 from __future__ import annotations
