@@ -13,15 +13,32 @@ returns a blank summary on 10 % of calls (digest fallback). Folds happen at high
 water or when fewer than a batch is foldable. The run then stalls with no file changed: the strategy
 review is fed the (non-empty) ``res.worklog``, and the pivot handoff carries only ``wl[:6000]``; a plain
 handoff would carry 12,000.
+
+It streams (issue 42): the trace goes to ``--out`` as it is written (``KEEP_TRACE = False``); the summary
+reads running counters (:class:`Tally`: requests, ``fold_guard`` stops, the strategy review request), the
+folds as each call makes them (``keep_fold_events=False``) and the folded facts as intervals; the loop lets
+folded pairs go (``keep_folded=False``: a restart reads only unfolded messages, so the lines are those of a
+loop that keeps everything). A million turns run in flat memory::
+
+    memsim run rsiagent_long_target_run --param turns=1000000 --out DIR
+
+peaks at 162,764 KB (162,456 KB at 250,000 turns: 0.0004 KB a turn between them), 596 s of CPU (180 s
+at 250,000: linear), its trace 356 MB on disk (measured 2026-12-06, ``/usr/bin/time``, loaded machine).
 """
 
 from __future__ import annotations
 
+from collections import deque
+from typing import Any
+
 from pydantic import Field
 
 from sim import scenario
+from sim.engine import Simulation
 from sim.scenario import Context, main
 from sim.text import extract_facts, fact_token, filler
+from sim.trace import RequestRecord
+from sim.tracefacts import EMPTY, FactSet
 from systems.rsiagent.adapter import scaled_target
 from systems.rsiagent.model import ActorLoop, resume, resume_eligible, stalled_handoff
 from systems.rsiagent.policies import Summarizer
@@ -29,13 +46,14 @@ from systems.rsiagent.state import LoopResult
 
 SYSTEM = "rsiagent"
 SEED = 7
+KEEP_TRACE = False  # the summary reads running counters (:class:`Tally`), not the trace's records
 COLORS = ("teal", "amber", "plum", "navy", "gold", "rose")
 
 
 class Params(scenario.Params):
     """Run length, window and the summarizer's blank rate."""
 
-    turns: int = Field(460, ge=20, le=2000, description="Actor turns (model calls after the opening)")
+    turns: int = Field(460, ge=20, le=1_000_000, description="Actor turns (model calls after the opening)")
     budget: int = Field(
         16_000,
         ge=2000,
@@ -47,9 +65,36 @@ class Params(scenario.Params):
     )
 
 
+class Tally:
+    """What the summary needs of the trace, counted as the records are written (so the trace itself can
+    stream to ``--out`` or nowhere): the requests, the ``fold_guard`` ops and the last
+    ``loop.strategy_review`` request."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.requests = 0
+        self.guards = 0
+        self.review: RequestRecord | None = None
+        trace = sim.trace
+        request, op = trace.request, trace.op
+
+        def counted_request(*args: Any, **kwargs: Any) -> RequestRecord:
+            rec = request(*args, **kwargs)
+            self.requests += 1
+            if rec.route == "loop.strategy_review":
+                self.review = rec
+            return rec
+
+        def counted_op(system: str, name: str, **kwargs: Any) -> Any:
+            self.guards += name == "fold_guard"
+            return op(system, name, **kwargs)
+
+        trace.request = counted_request  # type: ignore[method-assign]
+        trace.op = counted_op  # type: ignore[method-assign,assignment]
+
+
 def run(ctx: Context) -> list[str]:
     sim = ctx.sim
-    sim.trace.keep = True  # the summary reads the trace; keep it in memory even when it streams to --out
+    tally = Tally(sim)
     p = ctx.params
     cfg = scaled_target(p.budget)
     rng = sim.rng("scenario.observations")
@@ -61,52 +106,63 @@ def run(ctx: Context) -> list[str]:
         instruction="Repair the failing CI job.",
         system_prompt="You are the Actor on a target run.",
         env_memory_dir="~/.memory",
+        keep_folded=False,  # a folded message's text goes once the WORK LOG stands in for it
+        keep_fold_events=False,  # ``loop.folds`` holds the last call's folds; the summary counts them
     )
-    seen: list[str] = []
-    middle: list[str] = []
-    peak = 0
+    observed = middle = peak = 0
     n = 1
+    unfolded: deque[frozenset[str]] = deque()  # the fact ids of each history pair not yet folded
+    gone = 0  # pairs whose facts are in ``folded``
+    folded: FactSet = EMPTY  # the fact ids of the folded pairs, as intervals
+    sizes: set[int] = set()
+    digests = lost = 0
+    lost_first: list[str] = []  # the first three lost mid-message facts (each fact is observed once)
     for t in range(p.turns):
         if t % 25 == 24:
             tok = fact_token(n, rng.choice(COLORS))
             body = filler(rng, 3000) + f" {tok} " + filler(rng, 3000)
-            middle.append(tok.split("=")[0])
+            middle += 1
             n += 1
             toks = [tok]
         else:
             toks = [fact_token(n, rng.choice(COLORS)), fact_token(n + 1, rng.choice(COLORS))]
             n += 2
             body = filler(rng, 280) + f" {toks[0]} " + filler(rng, 280) + f" {toks[1]}"
-        seen += [x.split("=")[0] for x in toks]
+        observed += len(toks)
         loop.call(f"PROGRAM: step {t}", turn=t)
+        for ev in loop.folds:  # this call's folds
+            sizes.add(ev.pairs)
+            digests += ev.mode == "digest"
+            lost += len(ev.lost_middle_facts)
+            lost_first = sorted(lost_first + list(ev.lost_middle_facts))[:3]
+        while gone < loop.covered:  # pairs folded by this call
+            new = unfolded.popleft()
+            gone += 1
+            if new:
+                folded = folded.apply(FactSet.of(f for f in new if f not in folded), EMPTY)
+        user, reply = loop.history[-2:]
+        unfolded.append(extract_facts(user.content) | extract_facts(reply.content))
         loop.observe(body)
         peak = max(peak, loop.size())
-    folded_facts: set[str] = set()
-    for m in loop.messages[: 2 * loop.covered]:
-        folded_facts |= extract_facts(m.content)
     in_log = extract_facts(loop.summary)
-    lost_mid = sorted({f for ev in loop.folds for f in ev.lost_middle_facts})
-    guards = [o for o in sim.trace.data.ops if o.op == "fold_guard"]
-    digests = [ev for ev in loop.folds if ev.mode == "digest"]
     out = [
         f"target role scaled to {p.budget} tokens: keep_chars={cfg.keep_chars} high={cfg.ctx_high_water} "
         f"low={cfg.ctx_low_water} worklog_max_chars={cfg.worklog_max_chars} fold_batch={cfg.fold_batch}",
-        f"turns: {p.turns}; facts observed: {len(seen)}; peak size: {peak} chars",
-        f"folds: {len(loop.folds)} covering {loop.covered} pairs; unfolded pairs: "
+        f"turns: {p.turns}; facts observed: {observed}; peak size: {peak} chars",
+        f"folds: {loop.fold_count} covering {loop.covered} pairs; unfolded pairs: "
         f"{loop.pairs - loop.covered}; size now {loop.size()} chars",
-        f"fold sizes (pairs): {sorted({ev.pairs for ev in loop.folds})}; "
-        f"stopped above high water: {len(guards)} times",
-        f"digest fallbacks (blank summaries): {len(digests)}",
-        f"folded facts: {len(folded_facts)}; in the WORK LOG: {len(in_log & folded_facts)}",
-        f"mid-message facts (6,000-char dumps): {len(middle)}; lost in folds: {len(lost_mid)} "
-        f"(first: {lost_mid[:3]})",
+        f"fold sizes (pairs): {sorted(sizes)}; stopped above high water: {tally.guards} times",
+        f"digest fallbacks (blank summaries): {digests}",
+        f"folded facts: {len(folded)}; in the WORK LOG: {sum(f in folded for f in in_log)}",
+        f"mid-message facts (6,000-char dumps): {middle}; lost in folds: {lost} (first: {lost_first})",
         f"WORK LOG: {len(loop.summary)} chars, {len(in_log)} facts",
     ]
     res = loop.result("stalled")
     eligible = resume_eligible(res, 0, cfg, wall_left_s=3600.0)
     h = stalled_handoff(sim, cfg, res, loop.history, summarizer=summarizer, env_memory_dir="~/.memory")
     handed = extract_facts(h.message)
-    review = next(r for r in reversed(sim.trace.data.requests) if r.route == "loop.strategy_review")
+    review = tally.review
+    assert review is not None  # the pivot path asks the strategy review
     out += [
         f"stall at turn {p.turns}: resume eligible={eligible} (max_iters {cfg.max_iters}, iters {res.iters})",
         f"pivot handoff (review + wl[:6000]): {len(h.message)} chars, "
@@ -130,7 +186,7 @@ def run(ctx: Context) -> list[str]:
         f"fresh attempt: {len(first)} parts; FACT-0001 in context: "
         f"{'FACT-0001' in extract_facts(chr(10).join(first))}"
     )
-    out.append(f"model requests recorded: {len(sim.trace.data.requests)}")
+    out.append(f"model requests recorded: {tally.requests}")
     return out
 
 

@@ -30,7 +30,7 @@ def test_requests_carry_inventory_log_tail_and_question() -> None:
 
     assert reqs[0].parts[1] == inventory_listing(FROZEN_BANK, "ale")
     assert "Current durable-memory inventory (3 files):" in reqs[0].parts[1]
-    assert ad.loop.folds, "the scaled target role folds under an 8k budget"
+    assert ad.loop.fold_count, "the scaled target role folds under an 8k budget"
     probe = next(i for i, s in enumerate(wl.steps) if s.probe)
     assert reqs[probe].parts[-1] == wl.steps[probe].question
     assert all(r.estimate is None and r.route == "rsiagent.target.step" for r in reqs)
@@ -104,18 +104,22 @@ def test_bench_runs_the_fixed_variant_with_knobs() -> None:
 
 
 def test_folded_texts_are_let_go_and_requests_unchanged() -> None:
-    """Issue 33: a long cell keeps only the unfolded messages' texts (a folded one is a shared empty
-    placeholder once the WORK LOG stands in for it), and its requests are those of a loop that keeps every
-    text (``keep_folded=True``, upstream's whole history)."""
+    """Issues 33 and 42: a long cell keeps only the unfolded messages (the folded ones, their prefix sums and
+    all but the newest pair sizes go once the WORK LOG stands in for them), and its requests are those of a
+    loop that keeps every message (``keep_folded=True``, upstream's whole history)."""
     wl = make_workload(1, 240)
     lean, whole = Adapter(Simulation(1), 8000, wl.drawn), Adapter(Simulation(1), 8000, wl.drawn)
-    whole.loop.keep_folded = True
+    whole.loop.keep_folded = whole.loop.keep_fold_events = True
     for s in wl.steps:
         assert lean.step(s).parts == whole.step(s).parts
     loop = lean.loop
-    assert len(loop.folds) >= 5
-    kept = sum(1 for m in loop.history if m.content)
-    assert kept == 2 * (loop.pairs - loop.covered) < len(loop.history)
-    assert sum(1 for m in whole.loop.history if m.content) == len(whole.loop.history)
+    assert loop.fold_count == whole.loop.fold_count >= 5 and not loop.folds[1:]
+    assert loop.pairs == whole.loop.pairs and loop.covered == whole.loop.covered
+    assert len(loop.history) == 2 * (loop.pairs - loop.covered) < len(whole.loop.history)
+    assert loop.history == whole.loop.history[-len(loop.history) :]
+    assert len(loop.pair_sizes) <= 2 * loop.cfg.history_keep_pairs + 64 < len(whole.loop.pair_sizes)
+    assert loop.size() == whole.loop.size() and loop.keep() == whole.loop.keep()
+    start = 2 * loop.covered
     sizes = [len(m.content) for m in whole.loop.history]
-    assert [loop.message_chars(i) for i in range(len(sizes))] == sizes
+    assert [loop.message_chars(i) for i in range(start, len(sizes))] == sizes[start:]
+    assert list(loop.fold_ends) == [ev.first_pair + ev.pairs for ev in whole.loop.folds]

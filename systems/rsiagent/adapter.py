@@ -47,9 +47,11 @@ Host policy assumed (not upstream):
   has no token estimator (its budgets are characters), so ``estimate`` is None.
 * Storage: the frozen bank copy, the raw transcript archive (every message appended) and the saved WORK
   LOG artifact (rewritten at each fold).
-* The loop lets a folded message's text go once the WORK LOG stands in for it (``keep_folded=False``,
-  issue 33): nothing here reads it again (a lost turn's reason needs only its length), so a long cell's
-  memory stays flat; the transcript archive is counted in bytes, as before.
+* The loop lets a folded message go once the WORK LOG stands in for it (``keep_folded=False``, issue 33;
+  since issue 42 the message itself, not only its text) and counts its folds instead of keeping them
+  (``keep_fold_events=False``): nothing here reads them again (a lost turn's reason needs only the
+  turn's length, kept beside its pair, and the fold ends), so a long cell's memory stays flat; the
+  transcript archive is counted in bytes, as before.
 
 **Real conversations** (:mod:`sim.conversations`; turn steps carry ``turn_id``): a user turn is the
 pending user message and the assistant turn after it is the model's reply, so each (user, assistant)
@@ -69,6 +71,7 @@ then cut by the WORK LOG cap or the summary's budget); ``k`` counts folds from 1
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import replace
 from typing import Any
 
@@ -137,7 +140,8 @@ class Adapter:
             env_memory_dir="~/.memory",
             rng_name="rsiagent.adapter.summarizer",
             record_folds=False,
-            keep_folded=False,  # issue 33: a folded message's text is never read again here
+            keep_folded=False,  # issue 33: a folded message is never read again here
+            keep_fold_events=False,  # issue 42: folds are counted (fold_count, fold_ends), not kept
         )
         # pair 0: the opening TASK message and the first (reconnaissance) reply, before the workload
         self.loop.call("PROGRAM: recon", record=False)
@@ -147,7 +151,7 @@ class Adapter:
         self._worklog = 0
         self._written = bank_bytes
         self._ops = len(FROZEN_BANK)
-        # real conversations: the pending user turn's id, and each turn's (pair, position in the pair)
+        # real conversations: the pending user turn's id, and each turn's (pair, its message's characters)
         self._pending_turn: str | None = None
         self._pair_of: dict[str, tuple[int, int]] = {}
 
@@ -165,13 +169,13 @@ class Adapter:
         return self._call(step.observation, f"PROGRAM: inspect step {step.index}", step.question)
 
     def _call(self, user: str, reply: str, question: str = "") -> ModelRequest:
-        folds = len(self.loop.folds)
+        folds = self.loop.fold_count
         parts = tuple(self.loop.call(reply, question=question, record=False))
         added = len(user.encode()) + len(reply.encode())
         self._transcript += added
         self._written += added
         self._ops += 2
-        for _ in range(len(self.loop.folds) - folds):
+        for _ in range(self.loop.fold_count - folds):
             self._worklog = len(self.loop.summary.encode())
             self._written += self._worklog
             self._ops += 1
@@ -192,10 +196,10 @@ class Adapter:
         req = self._call(user, step.observation or "(empty reply)")
         pair = self.loop.pairs - 1
         if self._pending_turn is not None:
-            self._pair_of[self._pending_turn] = (pair, 0)
+            self._pair_of[self._pending_turn] = (pair, self.loop.message_chars(2 * pair))
             self._pending_turn = None
         assert step.turn_id is not None
-        self._pair_of[step.turn_id] = (pair, 1)
+        self._pair_of[step.turn_id] = (pair, self.loop.message_chars(2 * pair + 1))
         return req
 
     def _flush(self) -> None:
@@ -203,7 +207,8 @@ class Adapter:
         if self.loop.pending is None or self._pending_turn is None:
             return
         self._call(self.loop.pending, "")
-        self._pair_of[self._pending_turn] = (self.loop.pairs - 1, 0)
+        pair = self.loop.pairs - 1
+        self._pair_of[self._pending_turn] = (pair, self.loop.message_chars(2 * pair))
         self._pending_turn = None
 
     def lost_reason(self, turn_id: str) -> str:
@@ -211,15 +216,14 @@ class Adapter:
         where = self._pair_of.get(turn_id)
         if where is None:
             return "not-in-request"
-        pair, pos = where
-        for k, ev in enumerate(self.loop.folds, 1):
-            if ev.first_pair <= pair < ev.first_pair + ev.pairs:
-                # the text itself is gone (keep_folded=False): its length decides (no reasoning here)
-                elided = fold_elides(self.loop.message_chars(2 * pair + pos))
-                if elided and not self.variant.has("complete-fold-input"):
-                    return f"elided-in-fold-input@fold{k}"
-                return f"folded-out-of-worklog@fold{k}"
-        return "not-in-request"
+        pair, chars = where
+        if pair >= self.loop.covered:
+            return "not-in-request"
+        k = bisect_right(self.loop.fold_ends, pair) + 1  # fold k covers pairs [ends[k-2], ends[k-1])
+        # the message itself is gone (keep_folded=False): its length decides (no reasoning here)
+        if fold_elides(chars) and not self.variant.has("complete-fold-input"):
+            return f"elided-in-fold-input@fold{k}"
+        return f"folded-out-of-worklog@fold{k}"
 
     def storage(self) -> StorageStats:
         """Frozen bank copy + raw transcript archive + the saved WORK LOG."""

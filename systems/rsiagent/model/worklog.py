@@ -13,6 +13,7 @@ from sim.text import extract_facts
 from sim.variant import FAITHFUL, Variant
 from systems.rsiagent.model.common import (
     ELIGIBLE_STALL,
+    KEEP_FLOOR,
     RESUME_MIN_ITERS,
     RESUME_MIN_WALL_S,
     REVIEW_MESSAGE_CHARS,
@@ -83,10 +84,6 @@ Not modeled: the streak counters behind the stalled status (the max_consec_* lim
 result carries its status)."""
 
 
-#: The shared placeholder of a folded message whose text was let go (``ActorLoop(keep_folded=False)``).
-_FOLDED = {role: Message(role, "") for role in ("user", "assistant")}
-
-
 def phase_cfg(cfg: LoopConfig) -> LoopConfig:
     """Upstream ``_phase_cfg``: practice, memory and handoff phases never fold or restart."""
 
@@ -128,13 +125,20 @@ class ActorLoop:
     context, then ``history += [pending, reply]``. Size is ``len(summary)`` plus content and reasoning of
     the unfolded messages, kept as prefix sums so a fold decision costs what it keeps. *record_folds*
     False leaves the summarizer calls out of the trace (the benchmark adapter: the harness records one
-    request per workload step). *keep_folded* False lets the text of folded messages go once the WORK LOG
-    stands in for them (the benchmark adapter, issue 33): nothing in a segment reads a folded message again
-    while the log is non-empty (the context shows ``history[2 * covered:]``, a fold reads the oldest
-    unfolded pairs, the sizes live in the prefix sums), so each becomes a shared empty placeholder of its
-    role and the segment's memory stays flat at any length. Only :meth:`result`, a restart's
-    :func:`stalled_handoff` (``history[-60:]``) and :func:`resume` read the whole history; the adapter calls
-    none of them, so the requests are byte-identical. Upstream keeps ``history`` whole (``core/loop.py``).
+    request per workload step). *keep_folded* False lets folded messages go once the WORK LOG stands in for
+    them (the benchmark adapter, issue 33; since issue 42 the messages themselves, their prefix sums and
+    all but the newest ``history_keep_pairs`` pair sizes, not only their texts): nothing in a segment reads
+    a folded message again while the log is non-empty (the context shows the pairs from ``covered`` on, a
+    fold reads the oldest unfolded pairs, ``_effective_keep`` at most ``history_keep_pairs`` newest pair
+    sizes), so the segment's memory stays flat at any length; :attr:`history` then starts at the oldest
+    pair kept, while :attr:`pairs`, :attr:`covered` and fold indices count the whole history. A restart's
+    :func:`stalled_handoff` reads ``history[-6:]`` (never folded: the keep floor is 6 pairs) and
+    ``history[-60:]`` only to synthesize a log when the log is empty (then nothing was let go), so its
+    handoff is byte-identical; :meth:`result` and :func:`resume` carry the pairs kept. Upstream keeps
+    ``history`` whole (``core/loop.py``).
+    *keep_fold_events* False (issue 42) keeps in :attr:`folds` only the folds of the latest call (a long
+    run reads them as they happen); :attr:`fold_count` and :attr:`fold_ends` (``covered`` after each
+    fold, 8 bytes a fold) cover every fold.
     Not modeled: the Verifier bounce and the repeat and cycle detectors of ``run_attempt``; their
     ``verifier`` and ``stagnation`` memory notes are appended with :meth:`note` by the caller.
     """
@@ -155,11 +159,13 @@ class ActorLoop:
         rng_name: str = "rsiagent.summarizer",
         record_folds: bool = True,
         keep_folded: bool = True,
+        keep_fold_events: bool = True,
     ) -> None:
         self.sim = sim
         self.record_folds = record_folds
         self.keep_folded = keep_folded
-        self._released = 0  # pairs whose text was let go (``keep_folded`` False)
+        self.keep_fold_events = keep_fold_events
+        self._base = 0  # folded pairs let go from the front of the history (``keep_folded`` False)
         self.cfg = cfg
         self.summarizer = summarizer
         self.instruction = instruction
@@ -170,13 +176,17 @@ class ActorLoop:
         self.env_memory_dir = env_memory_dir
         self.rng = sim.rng(rng_name)
         self.history: list[Message] = []
-        # machine integers (8 bytes each, not a 36-byte int object and its pointer): flat per message
+        # machine integers (8 bytes each, not a 36-byte int object and its pointer): ``_cum[j]`` is the
+        # size of the history's messages before message ``2 * _base + j``; ``_pair_content`` the content
+        # length of the newest pairs (all of them, or with ``keep_folded`` False at least the keep window's)
         self._cum = array("q", [0])
         self._pair_content = array("q")
         self.covered = 0
         self.summary = ""
         self.entries: list[str] = []  # fixed variant ``append-only-worklog``: the log's entries, oldest first
-        self.folds: list[FoldEvent] = []
+        self.folds: list[FoldEvent] = []  # every fold, or (``keep_fold_events`` False) the last call's
+        self.fold_count = 0  # every fold
+        self.fold_ends = array("q")  # ``covered`` after each fold: fold k covers [ends[k-1], ends[k])
         self.sized = 0  # the size the last model call's fold left (upstream's ``size()`` at the call)
         opening = opening_message(instruction)
         self.pending: str | None = f"{opening_extra}\n\n{opening}" if opening_extra else opening
@@ -185,11 +195,12 @@ class ActorLoop:
 
     @property
     def pairs(self) -> int:
-        return len(self.history) // 2
+        return self._base + len(self.history) // 2
 
     @property
     def messages(self) -> list[Message]:
-        """The history (``[user, assistant, ...]``)."""
+        """The history (``[user, assistant, ...]``; with ``keep_folded`` False, from pair ``pairs - len // 2``
+        on: the folded pairs let go)."""
         return self.history
 
     def observe(self, text: str) -> None:
@@ -213,6 +224,8 @@ class ActorLoop:
         if self.pending is None:
             raise ValueError("no pending user message: observe() first")
         before = self.covered
+        if not self.keep_fold_events:
+            self.folds.clear()
         if self.cfg.folding:
             self.maybe_fold()
             if self.covered > before:
@@ -229,30 +242,40 @@ class ActorLoop:
         for m in (user, assistant):
             self.history.append(m)
             self._cum.append(self._cum[-1] + len(m.content) + len(m.reasoning))
-        self._pair_content.append(len(user.content) + len(assistant.content))
+        sizes = self._pair_content
+        sizes.append(len(user.content) + len(assistant.content))
+        if not self.keep_folded:  # only the newest ``history_keep_pairs`` are read (``_effective_keep``)
+            need = max(self.cfg.history_keep_pairs, KEEP_FLOOR)
+            if len(sizes) > 2 * need + 64:
+                del sizes[: len(sizes) - need]
 
     def message_chars(self, i: int) -> int:
-        """Content plus reasoning length of history message *i* (known after its text is let go)."""
-        return self._cum[i + 1] - self._cum[i]
+        """Content plus reasoning length of history message *i* (``IndexError`` for a message let go)."""
+        j = i - 2 * self._base
+        if j < 0:
+            raise IndexError(f"history message {i} was folded and let go")
+        return self._cum[j + 1] - self._cum[j]
 
     def _release_folded(self) -> None:
-        """``keep_folded`` False: replace each folded message by its role's empty placeholder once the WORK
-        LOG is non-empty (with an empty log the context shows the whole history, so the texts stay until
-        a fold writes one; a non-empty log never becomes empty again)."""
-        if self.keep_folded or not self.summary or self._released >= self.covered:
+        """``keep_folded`` False: let the folded messages go (their texts and their prefix sums) once the
+        WORK LOG is non-empty (with an empty log the context shows the whole history, so they stay until a
+        fold writes one; a non-empty log never becomes empty again). The pair indices stay those of the
+        whole history (``_base`` pairs are gone from its front)."""
+        if self.keep_folded or not self.summary or self._base >= self.covered:
             return
-        h = self.history
-        for i in range(2 * self._released, 2 * self.covered):
-            h[i] = _FOLDED.get(h[i].role) or Message(h[i].role, "")
-        self._released = self.covered
+        drop = 2 * (self.covered - self._base)
+        del self.history[:drop]
+        del self._cum[:drop]
+        self._base = self.covered
 
     def size(self) -> int:
         """``len(summary)`` + content + reasoning of the unfolded messages (the pending one excluded)."""
-        return len(self.summary) + self._cum[-1] - self._cum[2 * self.covered]
+        return len(self.summary) + self._cum[-1] - self._cum[2 * (self.covered - self._base)]
 
     @property
     def pair_sizes(self) -> list[int]:
-        """The content length of each (user, assistant) pair (what ``_effective_keep`` sums)."""
+        """The content length of each (user, assistant) pair (what ``_effective_keep`` sums; with
+        ``keep_folded`` False, of the newest pairs only)."""
         return list(self._pair_content)
 
     def keep(self) -> int:
@@ -317,7 +340,7 @@ class ActorLoop:
         batch unfolded (verbatim in the context; the next fold retries) and returns None. Off switches:
         ``fold-input-off`` shows the summarizer nothing, ``digest-off`` drops a blank answer's batch."""
         first = self.covered
-        batch = self.history[2 * first : 2 * (first + n)]
+        batch = self.history[2 * (first - self._base) : 2 * (first + n - self._base)]
         rendered = render_fold(batch, complete=self.variant.has("complete-fold-input"))
         if self.variant.has("fold-input-off"):
             rendered = ""
@@ -361,6 +384,8 @@ class ActorLoop:
         self._release_folded()
         ev = FoldEvent(first, n, mode, len(self.summary), lost, self.pairs)
         self.folds.append(ev)
+        self.fold_count += 1
+        self.fold_ends.append(self.covered)
         self.sim.trace.op(
             SYSTEM,
             "fold_once",
@@ -405,11 +430,11 @@ class ActorLoop:
             entries = self.entries or [self.summary]
             parts += [self.opening or "", WORKLOG_HEADER.lstrip("\n") + entries[0], *entries[1:]]
             kinds += ["message"] + ["worklog"] * len(entries)
-            tail = self.history[2 * self.covered :]
+            tail = self.history[2 * (self.covered - self._base) :]
         elif self.cfg.folding and self.summary:
             parts.append(TASK_HEADER + self.instruction + WORKLOG_HEADER + self.summary)
             kinds.append("worklog")
-            tail = self.history[2 * self.covered :]
+            tail = self.history[2 * (self.covered - self._base) :]
         else:
             tail = self.history
         parts += [m.content for m in tail]
@@ -428,7 +453,8 @@ class ActorLoop:
         return self._context(question)[0]
 
     def result(self, status: str, surface_delta: str = "") -> LoopResult:
-        """The segment's ``LoopResult`` (its ``worklog`` is this segment's log)."""
+        """The segment's ``LoopResult`` (its ``worklog`` is this segment's log; its ``history`` without the
+        folded pairs let go, with ``keep_folded`` False)."""
         return LoopResult(status, self.pairs, self.summary, self.prior + tuple(self.history), surface_delta)
 
 
