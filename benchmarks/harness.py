@@ -20,6 +20,7 @@ import os
 import platform
 import re
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -227,7 +228,7 @@ def report(title: str, goals: Sequence[Goal], json_path: Path | None = None, *, 
             json.dumps(
                 {
                     "title": title,
-                    "command": command or " ".join(sys.argv),
+                    "command": command or shlex.join(sys.argv),  # an empty argument stays ""
                     "machine": machine(),
                     "goals": [asdict(g) for g in goals],
                 },

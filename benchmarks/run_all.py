@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -287,10 +288,10 @@ def assemble(files: list[Path], out: Path, shown: str) -> int:
         except (OSError, ValueError) as exc:
             print(f"run_all: error: {f}: not a goals document ({exc})", file=sys.stderr)
             return 2
-        argv = str(data.get("command", "")).split()
+        argv = shlex.split(str(data.get("command", "")))  # as the harness wrote it (shlex.join)
         argv = ["FILE" if i and argv[i - 1] == "--json" else x for i, x in enumerate(argv)]
         script = Path(argv[0]).name if argv else f.name
-        data.update(script=script, command="python " + " ".join(argv), seconds=None, failed="")
+        data.update(script=script, command="python " + shlex.join(argv), seconds=None, failed="")
         results.append(data)
         where = where or dict(data.get("machine") or {})
     page = markdown(results, where, shown, ASSEMBLED)
