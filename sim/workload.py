@@ -470,33 +470,18 @@ def drive(
     n = 0
     for step in workload.iter_steps():
         req = adapter.step(step)
+        needed = frozenset({step.probe}) if step.probe else frozenset()
         c = req.counted
-        if c is not None and sim.cache is None:
+        if c is not None and sim.cache is None:  # the design's running counts: parts built only if read
             rec = sim.request_counted(
-                adapter.name,
-                req.route,
-                exact_tokens=c.tokens,
-                parts=c.parts,
-                facts=c.facts,
-                estimate=req.estimate,
-                needed=frozenset({step.probe}) if step.probe else frozenset(),
-                step=step.index,
-                phase=step.phase,
-            )
-            if on_request is not None:
-                on_request(step, req, rec)
-            n += 1
-            continue
-        rec = sim.request(
-            adapter.name,
-            req.route,
-            req.parts,
-            estimate=req.estimate,
-            breakpoints=req.breakpoints,
-            needed=frozenset({step.probe}) if step.probe else frozenset(),
-            step=step.index,
-            phase=step.phase,
-        )
+                adapter.name, req.route, exact_tokens=c.tokens, parts=c.parts, facts=c.facts,
+                estimate=req.estimate, needed=needed, step=step.index, phase=step.phase,
+            )  # fmt: skip
+        else:
+            rec = sim.request(
+                adapter.name, req.route, req.parts, estimate=req.estimate, breakpoints=req.breakpoints,
+                needed=needed, step=step.index, phase=step.phase,
+            )  # fmt: skip
         if on_request is not None:
             on_request(step, req, rec)
         n += 1
