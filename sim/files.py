@@ -322,6 +322,15 @@ class FileTree(abc.ABC):
         text = self.read_bytes(path).decode("utf-8")
         return universal_newlines(text) if translate_newlines else text
 
+    def read_text_or_none(self, path: str) -> str | None:
+        """:meth:`read_text` of *path*, or None when it is not a file: ``exists()`` then ``read_text()`` with
+        the path normalized once (one operation counted when it is read, none when it is missing)."""
+        p = normalize(path)
+        if not self._exists(p):
+            return None
+        self.ops += 1
+        return universal_newlines(self._read(p).decode("utf-8"))
+
     def exists(self, path: str) -> bool:
         """Whether *path* is a file."""
         return self._exists(normalize(path))

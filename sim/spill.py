@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import sqlite3
 import struct
 import tempfile
 import weakref
@@ -56,10 +57,11 @@ def _never(path: str) -> bool:
     return False
 
 
-def _close_all(fds: set[int]) -> None:
+def _close_all(fds: set[int], cold: _ColdFiles) -> None:
     for fd in fds:
         os.close(fd)
     fds.clear()
+    cold.close()
 
 
 def _pread(fd: int, length: int, offset: int) -> bytes:
@@ -161,30 +163,48 @@ class PathTable:
 
 class _ColdFiles:
     """The spilled files' table of :class:`SpillTree`: path -> the int packing its offset in the shared
-    file, its length and its mtime, as a dict would map them, on a :class:`PathTable` and three machine
-    integer columns (issue 42: a dict of ``str`` keys held about 190 bytes a spilled file)."""
+    file, its length and its mtime, as a dict would map them, held in a private temporary SQLite database
+    (issue 42: a dict of ``str`` keys held about 190 bytes a spilled file, a :class:`PathTable` with three
+    integer columns about 120, still most of what a million-step Nemsy cell grew by; the database keeps
+    its pages on disk past a bounded page cache). In memory stay only the live count and each directory's
+    summed lengths (:meth:`total`). A popped path keeps its row, marked not cold, so iteration stays in the
+    order paths were first spilled."""
 
     def __init__(self) -> None:
-        self._paths = PathTable()
-        self._span = array("q")  # offset * _SPAN + length would overflow: the two apart, -1: not cold
-        self._offset = array("q")
-        self._mtime = array("Q")
+        self._db: sqlite3.Connection | None = None
         self._live = 0
+        self._dir_bytes: dict[str, int] = {}  # directory -> the summed lengths of its cold files
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            db = sqlite3.connect("")  # a private temporary database, deleted when closed
+            db.execute("PRAGMA journal_mode=OFF")
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute(
+                "CREATE TABLE cold (path TEXT PRIMARY KEY, off INTEGER NOT NULL, span INTEGER NOT NULL, "
+                "mtime INTEGER NOT NULL)"
+            )
+            self._db = db
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     def __len__(self) -> int:
         return self._live
 
     def get(self, path: str, default: int | None = None) -> int | None:
-        j = self._paths.find(path)
-        if j < 0 or self._span[j] < 0:
+        if self._db is None:
             return default
-        return (self._offset[j] * _SPAN + self._span[j]) << 64 | self._mtime[j]
+        row = self._db.execute("SELECT off, span, mtime FROM cold WHERE path = ? AND span >= 0", (path,)).fetchone()
+        if row is None:
+            return default
+        return (row[0] * _SPAN + row[1]) << 64 | (row[2] & _MASK)
 
     def __contains__(self, path: object) -> bool:
-        if not isinstance(path, str):
-            return False
-        j = self._paths.find(path)
-        return j >= 0 and self._span[j] >= 0
+        return isinstance(path, str) and self.get(path) is not None
 
     def __getitem__(self, path: str) -> int:
         got = self.get(path)
@@ -193,36 +213,44 @@ class _ColdFiles:
         return got
 
     def __setitem__(self, path: str, packed: int) -> None:
-        j = self._paths.add(path)
-        while len(self._span) <= j:
-            self._span.append(-1)
-            self._offset.append(0)
-            self._mtime.append(0)
-        if self._span[j] < 0:
+        old = self.get(path)
+        offset, span = divmod(packed >> 64, _SPAN)
+        bits = packed & _MASK
+        d = path.rpartition("/")[0]
+        if old is None:
             self._live += 1
-        self._offset[j], self._span[j] = divmod(packed >> 64, _SPAN)
-        self._mtime[j] = packed & _MASK
+        else:
+            self._dir_bytes[d] -= (old >> 64) % _SPAN
+        self._dir_bytes[d] = self._dir_bytes.get(d, 0) + span
+        self._conn().execute(
+            "INSERT INTO cold VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET off = excluded.off, "
+            "span = excluded.span, mtime = excluded.mtime",
+            (path, offset, span, bits - (1 << 64) if bits >> 63 else bits),
+        )
 
     def pop(self, path: str, default: int | None = None) -> int | None:
         got = self.get(path)
-        if got is not None:
-            self._span[self._paths.find(path)] = -1
-            self._live -= 1
-        return default if got is None else got
+        if got is None:
+            return default
+        self._conn().execute("UPDATE cold SET span = -1 WHERE path = ?", (path,))
+        self._live -= 1
+        self._dir_bytes[path.rpartition("/")[0]] -= (got >> 64) % _SPAN
+        return got
 
     def __delitem__(self, path: str) -> None:
         if self.pop(path) is None:
             raise KeyError(path)
 
     def total(self, prefix: str) -> int:
-        """The summed lengths of the cold files under *prefix* (a directory and ``/``, or ""), no path
-        decoded."""
-        under, span, paths = self._paths.under(prefix), self._span, self._paths
-        return sum(span[j] for j in range(len(span)) if span[j] >= 0 and under[paths.dir_of(j)])
+        """The summed lengths of the cold files under *prefix* (a directory and ``/``, or ""), from the
+        per-directory sums (no row read)."""
+        return sum(n for d, n in self._dir_bytes.items() if not prefix or f"{d}/".startswith(prefix))
 
     def __iter__(self) -> Iterator[str]:
-        span, paths = self._span, self._paths
-        return (paths.path(j) for j in range(len(span)) if span[j] >= 0)
+        if self._db is None:
+            return iter(())
+        rows = self._db.execute("SELECT path FROM cold WHERE span >= 0 ORDER BY rowid")
+        return (path for (path,) in rows.fetchall())
 
 
 #: A tail file's chunk (bytes) as written, and the slot it gets (room to grow in place by splices).
@@ -354,7 +382,7 @@ class SpillTree(MemoryTree):
         self._recent: deque[str] = deque()  # spilled writes still in memory, oldest first
         self._tails: dict[str, _Rope] = {}  # tail path -> its bytes in its own temp file
         self._fds: set[int] = set()
-        self._closer = weakref.finalize(self, _close_all, self._fds)
+        self._closer = weakref.finalize(self, _close_all, self._fds, self._cold)
         self._shared = -1
         self._end = 0
 
@@ -370,6 +398,13 @@ class SpillTree(MemoryTree):
         return fd
 
     # -- spilled files -------------------------------------------------------------------------------
+    def _cold_get(self, path: str) -> int | None:
+        """*path*'s packed entry when it is spilled (a path in the tree's own tables never is: no lookup)."""
+        return None if path in self._files else self._cold.get(path)
+
+    def _is_cold(self, path: str) -> bool:
+        return path not in self._files and path in self._cold
+
     def _load(self, path: str) -> bytes:
         offset, length = divmod(self._cold[path] >> 64, _SPAN)
         return _pread(self._shared, length, offset)
@@ -377,7 +412,7 @@ class SpillTree(MemoryTree):
     def _warm(self, path: str, *, body: bool = True) -> None:
         """Bring a spilled file back into the tree's tables (before it is appended to, partly rewritten,
         replaced, renamed or deleted), with its body unless *body* is False (it is about to go)."""
-        cold = self._cold.get(path)
+        cold = self._cold_get(path)
         if cold is not None:
             data = self._load(path) if body else b""
             del self._cold[path]
@@ -423,14 +458,14 @@ class SpillTree(MemoryTree):
     def _size(self, path: str) -> int:
         if path in self._tails:
             return self._tails[path].size
-        cold = self._cold.get(path)
+        cold = self._cold_get(path)
         return (cold >> 64) % _SPAN if cold is not None else super()._size(path)
 
     def _read(self, path: str) -> bytes:
         if path in self._tails:
             rope = self._tails[path]
             return rope.read(0, rope.size)
-        return self._load(path) if path in self._cold else super()._read(path)
+        return self._load(path) if self._is_cold(path) else super()._read(path)
 
     def _read_range(self, path: str, offset: int, length: int) -> bytes:
         if path in self._tails:  # a long tail file (a history that grows with the square of a run): the range
@@ -441,7 +476,7 @@ class SpillTree(MemoryTree):
         if path in self._tails:
             rope = self._tails[path]
             return rope.read(offset, rope.size - offset), rope.size
-        if path in self._cold:
+        if self._is_cold(path):
             data = self._load(path)
             return data[offset:], len(data)
         return super()._read_from(path, offset)
@@ -477,7 +512,8 @@ class SpillTree(MemoryTree):
 
     def _forget(self, path: str) -> None:
         """*path*'s bytes are no longer kept elsewhere (it is deleted or replaced)."""
-        self._cold.pop(path, None)
+        if path not in self._files:
+            self._cold.pop(path, None)
         got = self._tails.pop(path, None)
         if got is not None:
             os.close(got.fd)
@@ -487,7 +523,8 @@ class SpillTree(MemoryTree):
         if src != dst:
             self._warm(dst, body=False)
             self._forget(dst)
-        cold, got = self._cold.pop(src, None), self._tails.pop(src, None)
+        cold = None if src in self._files else self._cold.pop(src, None)
+        got = self._tails.pop(src, None)
         if cold is not None:  # the tables' entries move; the body stays where it is
             self._files[src], self._mtimes[src] = _ELSEWHERE, _unbits(cold)
         super()._rename(src, dst)
@@ -504,18 +541,18 @@ class SpillTree(MemoryTree):
         return [*self._files, *self._cold]
 
     def _mtime(self, path: str) -> float:
-        cold = self._cold.get(path)
+        cold = self._cold_get(path)
         return _unbits(cold) if cold is not None else super()._mtime(path)
 
     def _set_mtime(self, path: str, mtime: float) -> None:
+        cold = self._cold_get(path)
         super()._set_mtime(path, mtime)  # MemoryTree's rounding
-        cold = self._cold.get(path)
         if cold is not None:
             self._cold[path] = cold >> 64 << 64 | _bits(self._mtimes.pop(path))
 
     def _check_file_path(self, p: str) -> None:
         for d in self._ancestors(p):
-            if d in self._cold:
+            if d not in self._files and d in self._cold:
                 raise PathConflict(f"{d!r} is a file, so {p!r} cannot be created")
         super()._check_file_path(p)
 

@@ -203,6 +203,25 @@ def test_a_group_is_one_designs_cells_on_one_seed() -> None:
     assert order == sorted(seed_size, key=lambda s: -seed_size[s])
 
 
+def test_conversation_units_are_grouped_by_instance_in_file_order() -> None:
+    """A conversation unit's seed is its instance on the file: with workers, a group is one instance's
+    unit of one design, and the groups come instance after instance (a worker reads the file forward, as
+    one worker does; grouping by design alone made each worker re-read the file per design and left 7
+    unequal groups for 2 workers: ``conversations.workers`` fell to 1.696x)."""
+    from sim.bench.executors import group_tasks
+    from sim.conversations.run import conversation_tasks
+
+    specs = [bench.DesignSpec("nemsy", "nemsy"), bench.DesignSpec("rsiagent", "rsiagent")]
+    tasks = conversation_tasks(specs, [8000, 16000], "longmemeval", "conv.json", 4)
+
+    groups = group_tasks(tasks, workers=2)
+
+    assert sorted(i for g in groups for i in g) == list(range(len(tasks)))
+    assert all(len({(tasks[i].seed, tasks[i].design) for i in g}) == 1 for g in groups)
+    instances = [tasks[g[0]].seed for g in groups]
+    assert instances == sorted(instances) and set(instances) == {0, 1, 2, 3}
+
+
 def test_a_worker_keeps_to_its_seed_then_starts_a_free_one_then_shares_the_last() -> None:
     """The queue hands a worker the groups of the seed it holds; a worker whose seed has none left starts
     the costliest seed no other worker holds, and only when every seed left is held does it take from

@@ -57,8 +57,8 @@ def group_tasks(tasks: list[Task], workers: int) -> list[list[int]]:
 
 
 def _affinity(task: Task) -> Any:
-    """What a task's cells share within a process: its seed's workload (or the user's workload file)."""
-    return task.workload_file if task.workload_file is not None else task.seed
+    """What a task's cells share within a process (:meth:`Task.affinity`)."""
+    return task.affinity()
 
 
 def work_estimate(task: Task) -> float:

@@ -102,6 +102,11 @@ class Task:
     #: The provider whose prompt cache prices the cell's requests (``--provider``; None: ``none``).
     provider: ProviderConfig | None = None
 
+    def affinity(self) -> Any:
+        """What the cell shares with others within a process: its seed's workload, or the user's workload
+        file (the same workload at every seed)."""
+        return self.workload_file if self.workload_file is not None else self.seed
+
 
 def tasks_for(
     designs: Iterable[str | DesignSpec],

@@ -325,6 +325,11 @@ class ConvTask(Task):
     #: The speaker roles of a two-person corpus (``--roles``, :mod:`sim.conversations.roles`), or "".
     roles: str = ""
 
+    def affinity(self) -> Any:
+        """One instance of the file: its units run together, and a worker moves on instance after
+        instance, reading the file forward (:func:`instance_at`) as one worker does."""
+        return (self.path, self.seed)
+
     def run_cell(self) -> dict[str, Any]:
         """The unit's rows under ``questions`` (and the fields the sweep's bookkeeping reads)."""
         import importlib

@@ -13,6 +13,9 @@ from typing import Any
 from sim.spill import PathTable
 from systems.nemsy.model.pages import loadable, path_key
 
+#: How many decoded paths :meth:`MtimeIndex.newest` keeps (a load asks for 10 to 50; ids never change path).
+_DECODED = 256
+
 
 class _Desc:
     """A sort key ordered the other way round (later path order sorts first)."""
@@ -45,6 +48,7 @@ class MtimeIndex:
         self._paths = PathTable()
         self._mtime = array("d")  # by id; NaN: not a page now
         self._order = array("i")  # ids of the loadable pages, oldest first (the reverse of the order)
+        self._decoded: dict[int, str] = {}  # the last paths newest() decoded, by id (at most _DECODED)
 
     def has_md(self) -> bool:
         """Whether any ``*.md`` is under the Wiki."""
@@ -94,8 +98,19 @@ class MtimeIndex:
 
     def newest(self, n: int) -> list[str]:
         """The *n* newest loadable pages (ties in path order)."""
-        order, path = self._order, self._paths.path
-        return [path(order[i]) for i in range(len(order) - 1, max(-1, len(order) - 1 - n), -1)]
+        order, decoded = self._order, self._decoded
+        ids = [order[i] for i in range(len(order) - 1, max(-1, len(order) - 1 - n), -1)]
+        if len(ids) > _DECODED:
+            return [self._paths.path(j) for j in ids]
+        if len(decoded) + len(ids) > _DECODED:  # each load asks for the same few pages, the newest
+            decoded.clear()
+        out = []
+        for j in ids:
+            rel = decoded.get(j)
+            if rel is None:
+                rel = decoded[j] = self._paths.path(j)
+            out.append(rel)
+        return out
 
     def loadable(self) -> list[str]:
         """Every loadable page, newest first."""

@@ -87,8 +87,7 @@ class Vault(Ledger):
         """The raw text of Wiki-relative *rel*, or None."""
         if rel == INDEX_FILE:
             return self.index_text()
-        path = self.wiki(rel)
-        return self.tree.read_text(path) if self.tree.exists(path) else None
+        return self.tree.read_text_or_none(self.wiki(rel))  # upstream: exists() then read_text()
 
     def index_text(self) -> str | None:
         """``index.md``'s text, or None."""
