@@ -2,21 +2,21 @@
 
 :class:`SpillTree` is a :class:`~sim.files.MemoryTree` in every observable way (paths, bytes, mtimes,
 ``ops``, errors); only where some files' bytes live differs, so a long run whose design keeps every file
-it ever wrote (a wiki vault: every raw source, page, ledger record and log line) holds a few dozen bytes
-per file instead of the file:
+it ever wrote (a wiki vault: every raw source, page, ledger record and log line) holds no memory per
+spilled file and a few bytes per tail file:
 
 * a **spilled** file (a path the *spill* predicate accepts: files written whole and then mostly left
   alone) stays in memory while it is among the *hot* newest such writes, then its body moves to one shared
-  temp file and only one int stays, its offset, length and mtime packed (no entry in the tree's file and
-  mtime tables); a read fetches it back with one ``pread``, an append or a partial rewrite first brings it
-  back into memory;
+  temp file and its path, offset, length and mtime to a row of a private temporary SQLite database (no
+  entry in the tree's file and mtime tables; issue 42); a read fetches it back with one lookup and one
+  ``pread``, an append or a partial rewrite first brings it back into memory;
 * a **tail** file (a path the *tail* predicate accepts: a file that only grows or has its tail rewritten,
   such as a log or a JSON document spliced at its end) lives in its own temp file: appends and tail
   rewrites write there, reads read there, and only its size stays in memory.
 
 Temp files are unlinked as soon as they are made and closed with the tree (:meth:`SpillTree.close`, or
-when it is collected). The shared spill file only grows (a rewritten or deleted body leaves its old bytes
-behind); it is the host's disk, not the model's.
+when it is collected), the database with them. The shared spill file only grows (a rewritten or deleted
+body leaves its old bytes behind); it is the host's disk, not the model's.
 """
 
 from __future__ import annotations
@@ -161,6 +161,11 @@ class PathTable:
         return f"{d}/{base}" if d else base
 
 
+#: The page cache of the spilled-file table's database, in KiB (SQLite's default); the rest is on disk.
+COLD_CACHE_KIB = 2000
+_GET = "SELECT off, span, mtime FROM cold WHERE path = ? AND span >= 0"
+
+
 class _ColdFiles:
     """The spilled files' table of :class:`SpillTree`: path -> the int packing its offset in the shared
     file, its length and its mtime, as a dict would map them, held in a private temporary SQLite database
@@ -180,6 +185,7 @@ class _ColdFiles:
             db = sqlite3.connect("")  # a private temporary database, deleted when closed
             db.execute("PRAGMA journal_mode=OFF")
             db.execute("PRAGMA synchronous=OFF")
+            db.execute(f"PRAGMA cache_size=-{COLD_CACHE_KIB}")  # its pages in memory: at most this many KiB
             db.execute(
                 "CREATE TABLE cold (path TEXT PRIMARY KEY, off INTEGER NOT NULL, span INTEGER NOT NULL, "
                 "mtime INTEGER NOT NULL)"
@@ -198,7 +204,7 @@ class _ColdFiles:
     def get(self, path: str, default: int | None = None) -> int | None:
         if self._db is None:
             return default
-        row = self._db.execute("SELECT off, span, mtime FROM cold WHERE path = ? AND span >= 0", (path,)).fetchone()
+        row = self._db.execute(_GET, (path,)).fetchone()
         if row is None:
             return default
         return (row[0] * _SPAN + row[1]) << 64 | (row[2] & _MASK)

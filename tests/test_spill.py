@@ -85,6 +85,41 @@ def test_spilled_and_tail_bodies_leave_memory() -> None:
     tree.close()
 
 
+def test_a_spilled_file_holds_no_memory_of_its_own() -> None:
+    """A spilled file's path, offset, length and mtime go to the table's database, whose page cache is
+    bounded (issue 42: a path table and three integer columns held about 120 B a file, most of a
+    million-step Nemsy cell's growth): 4,000 more cold files add under 2 bytes each to what the tree's
+    module holds (the bounded caches of :mod:`sim.files` are not the tree's)."""
+    import tracemalloc
+
+    import sim.spill
+    from sim.spill import COLD_CACHE_KIB
+
+    tree = SpillTree(spill=lambda p: p.startswith("s/"), hot=0)
+
+    def spill(lo: int, hi: int) -> None:
+        for i in range(lo, hi):
+            tree.write_text(f"s/d{i % 3}/page-{i:07d}-with-a-long-descriptive-name.md", "x")
+
+    def held() -> int:
+        only = [tracemalloc.Filter(True, sim.spill.__file__)]
+        return sum(t.size for t in tracemalloc.take_snapshot().filter_traces(only).traces)
+
+    spill(0, 1000)
+    tracemalloc.start()
+    try:
+        before = held()
+        spill(1000, 5000)
+        grown = held() - before
+    finally:
+        tracemalloc.stop()
+    assert len(tree._cold) == 5000
+    assert tree.read_text("s/d0/page-0000000-with-a-long-descriptive-name.md") == "x"
+    assert grown / 4000 < 2, grown / 4000
+    assert tree._cold._conn().execute("PRAGMA cache_size").fetchone()[0] == -COLD_CACHE_KIB
+    tree.close()
+
+
 def test_a_peek_at_a_tail_file_reads_only_its_range(monkeypatch: pytest.MonkeyPatch) -> None:
     """A peek reads the bytes it returns, not the rest of the file: a long run's summary peeks at the
     headers of a history file that grows with the square of the run (2 GB at 1,000,000 steps), and a
