@@ -349,6 +349,9 @@ class FileTree(abc.ABC):
         self.ops += 1
         if not self._exists(s):
             raise FileMissing(src)
+        if s == d:  # os.replace of a file onto itself changes nothing
+            return
+        self._check_file_path(d)  # onto a directory, or under a file: refused, as os.replace refuses it
         self._rename(s, d)
 
     def rename_dir(self, src: str, dst: str) -> None:

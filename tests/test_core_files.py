@@ -618,6 +618,28 @@ def test_memory_tree_refuses_file_dir_conflict(tmp_path: Path) -> None:
             t.write_text("a/b", "under a file")
 
 
+@pytest.mark.parametrize(("src", "dst"), [("a/x.md", "a"), ("a/x.md", "f/y.md"), ("f", "a/x.md/z")])
+def test_rename_refuses_like_os_replace(tree: FileTree, src: str, dst: str) -> None:
+    """``rename`` is ``os.replace``, which refuses a file onto a directory or under a file; the in-memory
+    tree did neither (``a`` became a file still counted as a directory, and its counts went negative)."""
+    tree.write_text("a/x.md", "x")
+    tree.write_text("f", "f")
+
+    with pytest.raises(MemsimError):
+        tree.rename(src, dst)
+    assert tree.read_text("a/x.md") == "x" and tree.read_text("f") == "f" and tree.is_dir("a")
+
+
+def test_rename_onto_itself_changes_nothing(tree: FileTree) -> None:
+    """``os.replace(p, p)`` is a no-op: the file, its directory and the count of files under it stay."""
+    tree.write_text("a/x.md", "x")
+    tree.rename("a/x.md", "a/x.md")
+    tree.delete("a/x.md")
+    tree.write_text("a", "a file where the directory was")
+
+    assert tree.read_text("a") == "a file where the directory was" and not tree.is_dir("a")
+
+
 @pytest.mark.parametrize(("src", "dst"), [("w", "v"), ("w", "w/sub")])
 def test_rename_dir_refuses_like_os_rename(tree: FileTree, src: str, dst: str) -> None:
     """``rename_dir`` is documented as ``os.rename`` of a directory, which refuses a non-empty target
