@@ -215,6 +215,14 @@ def parser(description: str) -> argparse.ArgumentParser:
     return ap
 
 
+
+def _argv() -> str:
+    """This script's command line, its path relative to the checkout when it is inside it (a row's
+    command reproduces it from any clone)."""
+    script = Path(sys.argv[0]).resolve()
+    head = script.relative_to(ROOT).as_posix() if script.is_relative_to(ROOT) else sys.argv[0]
+    return shlex.join([head, *sys.argv[1:]])
+
 def report(title: str, goals: Sequence[Goal], json_path: Path | None = None, *, command: str = "") -> None:
     """Print the goals as a table; with *json_path*, write them (and the machine) as JSON."""
     print(f"\n{title}")
@@ -228,7 +236,7 @@ def report(title: str, goals: Sequence[Goal], json_path: Path | None = None, *, 
             json.dumps(
                 {
                     "title": title,
-                    "command": command or shlex.join(sys.argv),  # an empty argument stays ""
+                    "command": command or _argv(),  # an empty argument stays ""
                     "machine": machine(),
                     "goals": [asdict(g) for g in goals],
                 },
