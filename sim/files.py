@@ -351,7 +351,8 @@ class FileTree(abc.ABC):
             raise FileMissing(src)
         if s == d:  # os.replace of a file onto itself changes nothing
             return
-        self._check_file_path(d)  # onto a directory, or under a file: refused, as os.replace refuses it
+        if not self._exists(d):  # onto a directory, or under a file: refused, as os.replace refuses it
+            self._check_file_path(d)
         self._rename(s, d)
 
     def rename_dir(self, src: str, dst: str) -> None:

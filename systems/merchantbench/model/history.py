@@ -121,8 +121,8 @@ class History:
 
     __slots__ = (
         "_cum", "_cum0", "_ecum", "_ecum0", "_evalid", "_ex", "_fx", "_hcum0", "_hcum1", "_parts",
-        "_parts_lo", "_special", "_wfacts", "_wids", "_win", "base", "costs", "kinds", "msgs", "origin",
-        "sent",
+        "_parts_lo", "_special", "_tools", "_wfacts", "_wids", "_win", "base", "costs", "kinds", "msgs",
+        "origin", "sent",
     )  # fmt: skip
 
     def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
@@ -142,6 +142,7 @@ class History:
         self._ecum0 = 0
         self._evalid = 0
         self._special: dict[str, list[int]] = {"memory": [], "reminder": []}
+        self._tools: list[int] = []  # the positions (base-relative keys) of the ``tool`` messages held
         self._parts: dict[int, str] = {}
         self._parts_lo = 0  # no key of _parts is below it
         self._wfacts: Counter[str] = Counter()
@@ -181,6 +182,8 @@ class History:
         self._fx.append(None)
         if kind != "message":
             self._special[kind].append(self.base + len(self.msgs) - 1)
+        if message.get("role") == "tool":
+            self._tools.append(self.base + len(self.msgs) - 1)
 
     # -- per-message measures --------------------------------------------------------------------------
     def part(self, i: int) -> str:
@@ -334,7 +337,7 @@ class History:
             del lst[n:]
         del self._ecum[n:]
         self._evalid = min(self._evalid, n)
-        for where in self._special.values():
+        for where in (*self._special.values(), self._tools):
             del where[bisect_left(where, cut) :]
         for key in [k for k in self._parts if k >= cut]:
             del self._parts[key]
@@ -366,7 +369,7 @@ class History:
         del self._ecum[:start]
         self._evalid = max(0, self._evalid - start)
         self.base = cut
-        for where in self._special.values():
+        for where in (*self._special.values(), self._tools):
             del where[: bisect_left(where, cut)]
         for key in [k for k in self._parts if k < cut]:
             del self._parts[key]
@@ -398,9 +401,7 @@ class History:
         if budget <= 0 or n == 0:
             return self.released
         msgs, costs = self.msgs, self.costs
-        i = n - 1
-        while i >= 0 and msgs[i].get("role") != "tool":
-            i -= 1
+        i = self._tools[-1] - self.base if self._tools else -1  # the last tool message (no scan back to it)
         block, tool_start = 0, n
         if i >= 0:  # else no tool message is held: none at all (the last block is never released), so no
             # redaction can rewrite one, and the scan need not stop the horizon
