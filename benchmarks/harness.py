@@ -215,13 +215,13 @@ def parser(description: str) -> argparse.ArgumentParser:
     return ap
 
 
-
 def _argv() -> str:
     """This script's command line, its path relative to the checkout when it is inside it (a row's
     command reproduces it from any clone)."""
     script = Path(sys.argv[0]).resolve()
     head = script.relative_to(ROOT).as_posix() if script.is_relative_to(ROOT) else sys.argv[0]
     return shlex.join([head, *sys.argv[1:]])
+
 
 def report(title: str, goals: Sequence[Goal], json_path: Path | None = None, *, command: str = "") -> None:
     """Print the goals as a table; with *json_path*, write them (and the machine) as JSON."""

@@ -170,7 +170,7 @@ class _ColdFiles:
     """The spilled files' table of :class:`SpillTree`: path -> the int packing its offset in the shared
     file, its length and its mtime, as a dict would map them, held in a private temporary SQLite database
     (issue 42: a dict of ``str`` keys held about 190 bytes a spilled file, a :class:`PathTable` with three
-    integer columns about 120, still most of what a million-step Nemsy cell grew by; the database keeps
+    integer columns about 120, most of what a million-step wiki cell still grew by; the database keeps
     its pages on disk past a bounded page cache). In memory stay only the live count and each directory's
     summed lengths (:meth:`total`). A popped path keeps its row, marked not cold, so iteration stays in the
     order paths were first spilled."""
