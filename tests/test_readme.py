@@ -63,3 +63,16 @@ def test_the_claims_ledger_page_is_current() -> None:
     for row in rows:
         cells = row.split(" | ")
         assert [c[0] for c in cells[3:7]] == ["✓"] * 4, row[:120]
+
+
+def test_suite_time_runs_the_ci_test_command() -> None:
+    """``dev/suite_time.py`` times .ci/run's pytest line (an install line that names pytest is not it)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("suite_time", ROOT / "dev" / "suite_time.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    cmd = mod.command()
+    assert cmd.startswith(".venv/bin/python -m pytest") and cmd in README
