@@ -147,13 +147,6 @@ class PathTable:
             i = (i + 1) & mask
         slots[i] = j
 
-    def under(self, prefix: str) -> list[bool]:
-        """For each directory id, whether its paths start with *prefix* (a directory and ``/``, or "")."""
-        return [not prefix or f"{d}/".startswith(prefix) for d in self._dirs]
-
-    def dir_of(self, j: int) -> int:
-        return self._dir[j]
-
     def path(self, j: int) -> str:
         """The path of id *j*."""
         base = self._blob[self._ends[j - 1] if j else 0 : self._ends[j]].decode("utf-8", "surrogatepass")
@@ -234,8 +227,9 @@ class _ColdFiles:
             (path, offset, span, bits - (1 << 64) if bits >> 63 else bits),
         )
 
-    def pop(self, path: str, default: int | None = None) -> int | None:
-        got = self.get(path)
+    def pop(self, path: str, default: int | None = None, *, known: int | None = None) -> int | None:
+        """Remove *path*'s entry and return it (*known*: the entry, already read, so it is not read again)."""
+        got = known if known is not None else self.get(path)
         if got is None:
             return default
         self._conn().execute("UPDATE cold SET span = -1 WHERE path = ?", (path,))
@@ -408,11 +402,9 @@ class SpillTree(MemoryTree):
         """*path*'s packed entry when it is spilled (a path in the tree's own tables never is: no lookup)."""
         return None if path in self._files else self._cold.get(path)
 
-    def _is_cold(self, path: str) -> bool:
-        return path not in self._files and path in self._cold
-
-    def _load(self, path: str) -> bytes:
-        offset, length = divmod(self._cold[path] >> 64, _SPAN)
+    def _load(self, cold: int) -> bytes:
+        """The body of the spilled file whose packed entry is *cold*."""
+        offset, length = divmod(cold >> 64, _SPAN)
         return _pread(self._shared, length, offset)
 
     def _warm(self, path: str, *, body: bool = True) -> None:
@@ -420,8 +412,8 @@ class SpillTree(MemoryTree):
         replaced, renamed or deleted), with its body unless *body* is False (it is about to go)."""
         cold = self._cold_get(path)
         if cold is not None:
-            data = self._load(path) if body else b""
-            del self._cold[path]
+            data = self._load(cold) if body else b""
+            self._cold.pop(path, known=cold)
             self._files[path] = bytearray(data)
             self._mtimes[path] = _unbits(cold)
 
@@ -471,7 +463,8 @@ class SpillTree(MemoryTree):
         if path in self._tails:
             rope = self._tails[path]
             return rope.read(0, rope.size)
-        return self._load(path) if self._is_cold(path) else super()._read(path)
+        cold = self._cold_get(path)
+        return self._load(cold) if cold is not None else super()._read(path)
 
     def _read_range(self, path: str, offset: int, length: int) -> bytes:
         if path in self._tails:  # a long tail file (a history that grows with the square of a run): the range
@@ -482,8 +475,9 @@ class SpillTree(MemoryTree):
         if path in self._tails:
             rope = self._tails[path]
             return rope.read(offset, rope.size - offset), rope.size
-        if self._is_cold(path):
-            data = self._load(path)
+        cold = self._cold_get(path)
+        if cold is not None:
+            data = self._load(cold)
             return data[offset:], len(data)
         return super()._read_from(path, offset)
 
